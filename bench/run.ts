@@ -1,0 +1,384 @@
+/**
+ * `npm run bench` — load-tests Paper Arena the way a user runs it.
+ *
+ *   1. ceiling: a bare Fastify hello-world in its own process (bench/ceiling-server.ts)
+ *   2. for each engine (PGlite, then PostgreSQL when reachable): start
+ *      `node --import tsx src/main.ts serve` on a free port with a fresh DATA_DIR /
+ *      database, wait for /readyz, create BENCH_KEYS keys through the admin API,
+ *      run every scenario of bench/scenarios.ts (warm-up + measured run), sample RSS
+ *   3. write bench/results/latest.json + latest.md and print the table
+ *
+ * Environment: see bench/README.md (BENCH_DURATION, BENCH_CONNECTIONS, ...).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type autocannon from 'autocannon';
+import { measure, type LoadSettings } from './lib/load.js';
+import { createBenchDatabase, type BenchDatabase } from './lib/postgres.js';
+import {
+  freePort,
+  logTail,
+  round,
+  sampleMemory,
+  startChild,
+  stopAllChildren,
+  stopChild,
+  waitReady,
+  type Child,
+} from './lib/processes.js';
+import { machineInfo, toMarkdown, type CeilingResult, type EngineResult, type Report, type ScenarioResult } from './lib/report.js';
+import { scenarios as allScenarios, type Scenario } from './scenarios.js';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(benchDir, '..');
+const resultsDir = join(benchDir, 'results');
+const logsDir = join(resultsDir, 'tmp'); // gitignored
+
+// ---------------------------------------------------------------- settings
+function envInt(name: string, fallback: number, min: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) {
+    console.error(`${name} must be a number >= ${min} (got "${raw}")`);
+    process.exit(2);
+  }
+  return value;
+}
+const envFlag = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').trim().toLowerCase());
+
+const settings: LoadSettings = {
+  duration: envInt('BENCH_DURATION', 10, 1),
+  warmup: envInt('BENCH_WARMUP', 2, 0),
+  connections: envInt('BENCH_CONNECTIONS', 50, 1),
+  pipelining: envInt('BENCH_PIPELINING', 1, 1),
+  timeout: envInt('BENCH_TIMEOUT', 10, 1),
+};
+const keyCount = envInt('BENCH_KEYS', 50, 1);
+const onlyCeiling = envFlag('BENCH_ONLY_CEILING');
+const pgAdminUrl = process.env.BENCH_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
+const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres')
+  .split(',')
+  .map((e) => e.trim())
+  .filter(Boolean);
+for (const engine of engines) {
+  if (engine !== 'pglite' && engine !== 'postgres') {
+    console.error(`BENCH_ENGINES: unknown engine "${engine}" (pglite, postgres)`);
+    process.exit(2);
+  }
+}
+const scenarioFilter = (process.env.BENCH_SCENARIOS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+const scenarios = scenarioFilter.length > 0 ? allScenarios.filter((s) => scenarioFilter.includes(s.name)) : allScenarios;
+if (scenarioFilter.length > 0 && scenarios.length !== scenarioFilter.length) {
+  const known = allScenarios.map((s) => s.name).join(', ');
+  console.error(`BENCH_SCENARIOS: unknown name in "${scenarioFilter.join(',')}" (known: ${known})`);
+  process.exit(2);
+}
+
+const role = process.env.BENCH_ROLE?.trim() || 'serve';
+if (!['serve', 'api'].includes(role)) {
+  console.error(`BENCH_ROLE must be serve or api (got "${role}")`);
+  process.exit(2);
+}
+const SERVICE_ARGS = ['--import', 'tsx', 'src/main.ts', role];
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+// ---------------------------------------------------------------- cleanup
+const tempDirs = new Set<string>();
+const databases = new Set<BenchDatabase>();
+
+async function cleanup(): Promise<void> {
+  await stopAllChildren();
+  for (const db of databases) {
+    try {
+      await db.drop();
+      log(`dropped database ${db.name}`);
+    } catch (error) {
+      log(`could not drop database ${db.name}: ${String(error)}`);
+    }
+  }
+  databases.clear();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (interrupted) process.exit(130); // second Ctrl-C: children get SIGKILL from the exit hook
+    interrupted = true;
+    log(`${signal}: stopping children and cleaning up…`);
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- helpers
+function startNode(label: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  mkdirSync(logsDir, { recursive: true });
+  const logFile = join(logsDir, `${label}.log`);
+  writeFileSync(logFile, `# ${new Date().toISOString()} ${process.execPath} ${args.join(' ')}\n`);
+  return startChild(label, process.execPath, args, { cwd: repoRoot, env, logFile });
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+interface CreatedKey {
+  key: string;
+  keyId: unknown;
+}
+
+/** POST /api/admin/keys × n. Tolerates shape drift (reports it) as long as a raw key comes back. */
+async function createKeys(baseUrl: string, adminToken: string, n: number, notes: string[]): Promise<CreatedKey[]> {
+  const keys: CreatedKey[] = [];
+  let shapeNoted = false;
+  for (let i = 0; i < n; i++) {
+    const response = await fetch(`${baseUrl}/api/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ userId: 'bench', name: `bench-${i}`, scopes: ['read', 'trade:spot', 'trade:futures', 'trade:pm'] }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    if (response.status !== 201 && response.status !== 200) {
+      throw new Error(`POST /api/admin/keys (#${i}) answered ${response.status}: ${text.slice(0, 500)}`);
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new Error(`POST /api/admin/keys (#${i}) answered ${response.status} with non-JSON: ${text.slice(0, 300)}`);
+    }
+    const raw = [body.key, body.apiKey, body.token, (body.data as Record<string, unknown> | undefined)?.key].find(
+      (v): v is string => typeof v === 'string' && v.length > 0,
+    );
+    if (!raw) throw new Error(`POST /api/admin/keys (#${i}): no raw key in the response: ${text.slice(0, 500)}`);
+    if (!shapeNoted) {
+      const problems: string[] = [];
+      if (response.status !== 201) problems.push(`status ${response.status} (expected 201)`);
+      if (typeof body.key !== 'string') problems.push('raw key not in "key"');
+      if (!raw.startsWith('sk_live_')) problems.push('key does not start with sk_live_');
+      for (const field of ['keyId', 'userId', 'scopes', 'handle']) if (!(field in body)) problems.push(`no "${field}"`);
+      if (problems.length > 0) {
+        const note = `admin key response differs from the documented shape: ${problems.join('; ')}; first body: ${text.slice(0, 300)}`;
+        notes.push(note);
+        log(note);
+      }
+      shapeNoted = true;
+    }
+    keys.push({ key: raw, keyId: body.keyId });
+  }
+  return keys;
+}
+
+function buildRequests(scenario: Scenario, keys: CreatedKey[]): autocannon.Request[] {
+  const base: Record<string, string> = { ...(scenario.headers ?? {}) };
+  const body = scenario.body === undefined ? undefined : JSON.stringify(scenario.body);
+  if (body !== undefined) base['content-type'] = 'application/json';
+  const make = (key?: string): autocannon.Request => ({
+    method: scenario.method,
+    path: scenario.path,
+    headers: key ? { ...base, authorization: `Bearer ${key}` } : base,
+    ...(body !== undefined ? { body } : {}),
+  });
+  return scenario.needsKey ? keys.map((k) => make(k.key)) : [make()];
+}
+
+/** One request before measuring: a scenario that does not answer as expected is reported, not measured. */
+async function preflight(baseUrl: string, request: autocannon.Request, expectStatus: number): Promise<string | null> {
+  const response = await fetch(`${baseUrl}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    ...(request.body !== undefined ? { body: request.body.toString() } : {}),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (response.status === expectStatus) return null;
+  return `pre-flight ${request.method} ${request.path} answered ${response.status} (expected ${expectStatus}): ${text.slice(0, 300)}`;
+}
+
+// ---------------------------------------------------------------- ceiling
+async function runCeiling(): Promise<CeilingResult> {
+  const port = await freePort();
+  const child = startNode('ceiling', ['--import', 'tsx', relative(repoRoot, join(benchDir, 'ceiling-server.ts'))], {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(child, `${url}/`, 60_000);
+    log(`ceiling: bare Fastify on :${port}, ${settings.warmup}s warm-up + ${settings.duration}s…`);
+    const m = await measure(url, [{ method: 'GET', path: '/' }], settings);
+    const memory = sampleMemory(child.pid);
+    log(`ceiling: ${m.reqPerSec} req/s, p99 ${m.latencyP99Ms} ms`);
+    return { status: 'ok', ...m, rssMb: memory?.rssMb ?? null };
+  } catch (error) {
+    log(`ceiling failed: ${errorText(error)}`);
+    return { status: 'failed', note: errorText(error) };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+// ---------------------------------------------------------------- engines
+async function runEngine(engine: 'pglite' | 'postgres', ceilingReqPerSec: number | null): Promise<EngineResult> {
+  const result: EngineResult = { engine, status: 'ok', scenarios: [] };
+  const notes: string[] = [];
+
+  let database: BenchDatabase | null = null;
+  if (engine === 'postgres') {
+    const created = await createBenchDatabase(pgAdminUrl);
+    if ('skipped' in created) {
+      const note = `PostgreSQL not usable at ${pgAdminUrl.replace(/\/\/[^@/]*@/, '//…@')} (${created.skipped}); skipped`;
+      log(note);
+      return { engine, status: 'skipped', note, scenarios: [] };
+    }
+    database = created;
+    databases.add(database);
+    log(`postgres: created database ${database.name}`);
+  }
+
+  const dataDir = mkdtempSync(join(tmpdir(), `paper-arena-bench-${engine}-`));
+  tempDirs.add(dataDir);
+  const adminToken = randomBytes(24).toString('hex');
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+    AGENT_RPM: '100000000',
+    TRADE_WPM: '100000000',
+    PUBLIC_RPM: '100000000',
+  };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL; // the bench measures the single-process, in-process-state mode
+  if (database) env.DATABASE_URL = database.url;
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const startedAt = Date.now();
+  const child = startNode(`service-${engine}`, SERVICE_ARGS, env);
+  try {
+    await waitReady(child, `${baseUrl}/readyz`, 60_000);
+    result.readyMs = Date.now() - startedAt;
+    result.rssReadyMb = sampleMemory(child.pid)?.rssMb ?? null;
+    log(`${engine}: service ready on :${port} after ${result.readyMs} ms (pid ${child.pid}, RSS ${result.rssReadyMb} MB)`);
+
+    const needKeys = scenarios.some((s) => s.needsKey);
+    const keys = needKeys ? await createKeys(baseUrl, adminToken, keyCount, notes) : [];
+    result.keysCreated = keys.length;
+    if (needKeys) log(`${engine}: created ${keys.length} keys`);
+
+    for (const scenario of scenarios) {
+      const row: ScenarioResult = { name: scenario.name, method: scenario.method, path: scenario.path, status: 'ok' };
+      result.scenarios.push(row);
+      try {
+        if (child.exit) throw new Error(`the service exited (code ${child.exit.code}, signal ${child.exit.signal})`);
+        const requests = buildRequests(scenario, keys);
+        const problem = await preflight(baseUrl, requests[0]!, scenario.expectStatus ?? 200);
+        if (problem) throw new Error(problem);
+        log(`${engine} / ${scenario.name}: ${settings.warmup}s warm-up + ${settings.duration}s…`);
+        const m = await measure(baseUrl, requests, settings);
+        Object.assign(row, m);
+        row.ratioToCeiling = ceilingReqPerSec ? round(m.reqPerSec / ceilingReqPerSec, 3) : null;
+        row.rssMb = sampleMemory(child.pid)?.rssMb ?? null;
+        if (m.non2xx > 0 || m.errors > 0) {
+          row.note = `${m.errors} errors (${m.timeouts} timeouts), ${m.non2xx} non-2xx; status codes ${JSON.stringify(m.statusCodes)}`;
+        }
+        log(`${engine} / ${scenario.name}: ${m.reqPerSec} req/s, p50 ${m.latencyP50Ms} ms, p99 ${m.latencyP99Ms} ms, RSS ${row.rssMb} MB`);
+      } catch (error) {
+        row.status = 'failed';
+        row.note = errorText(error);
+        row.rssMb = sampleMemory(child.pid)?.rssMb ?? null;
+        result.status = 'failed';
+        log(`${engine} / ${scenario.name} failed: ${row.note}`);
+      }
+    }
+
+    const memory = sampleMemory(child.pid);
+    result.rssMb = memory?.rssMb ?? null;
+    result.peakRssMb = memory?.peakRssMb ?? null;
+    if (child.exit) {
+      result.status = 'failed';
+      notes.push(`the service exited during the run (code ${child.exit.code}, signal ${child.exit.signal}); log tail: ${logTail(child, 1500)}`);
+    }
+  } catch (error) {
+    result.status = 'failed';
+    notes.push(errorText(error));
+    log(`${engine} failed: ${errorText(error)}`);
+  } finally {
+    await stopChild(child);
+    if (child.exit && child.exit.code !== 0 && child.exit.signal !== 'SIGTERM' && result.status === 'ok') {
+      notes.push(`the service did not exit cleanly on SIGTERM (code ${child.exit.code}, signal ${child.exit.signal})`);
+    }
+    if (database) {
+      try {
+        await database.drop();
+        databases.delete(database);
+        log(`postgres: dropped database ${database.name}`);
+      } catch (error) {
+        notes.push(`could not drop database ${database.name}: ${errorText(error)}`);
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    tempDirs.delete(dataDir);
+  }
+  if (notes.length > 0) result.note = notes.join(' | ');
+  return result;
+}
+
+// ---------------------------------------------------------------- main
+async function main(): Promise<number> {
+  mkdirSync(resultsDir, { recursive: true });
+  const machine = machineInfo(repoRoot);
+  log(
+    `node ${machine.node}, ${machine.cpus} CPUs; ${settings.duration}s per run (+${settings.warmup}s warm-up), ${settings.connections} connections` +
+      (onlyCeiling ? '; ceiling only' : `; engines ${engines.join(', ')}; scenarios ${scenarios.map((s) => s.name).join(', ')}`),
+  );
+
+  const ceiling = await runCeiling();
+  const engineResults: EngineResult[] = [];
+  if (!onlyCeiling) {
+    for (const engine of engines as Array<'pglite' | 'postgres'>) {
+      if (interrupted) break;
+      engineResults.push(await runEngine(engine, ceiling.status === 'ok' ? (ceiling.reqPerSec ?? null) : null));
+    }
+  }
+
+  const report: Report = {
+    schemaVersion: 1,
+    machine,
+    settings: { ...settings, keys: keyCount, command: `node ${SERVICE_ARGS.join(' ')}` },
+    ceiling,
+    engines: engineResults,
+  };
+  writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const markdown = toMarkdown(report);
+  writeFileSync(join(resultsDir, 'latest.md'), markdown);
+  process.stdout.write(`\n${markdown}\n`);
+  log(`wrote ${relative(repoRoot, join(resultsDir, 'latest.json'))} and latest.md (service logs in ${relative(repoRoot, logsDir)}/)`);
+
+  const failed = ceiling.status !== 'ok' || engineResults.some((e) => e.status === 'failed');
+  return failed ? 1 : 0;
+}
+
+main()
+  .then(async (code) => {
+    await cleanup();
+    process.exit(code);
+  })
+  .catch(async (error: unknown) => {
+    log(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    await cleanup();
+    process.exit(1);
+  });

@@ -1,0 +1,112 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Config } from './config/env.js';
+import type { AppContext } from './http/context.js';
+import { installOpenApi } from './http/openapi.js';
+import { installAgentAuth } from './http/plugins/auth.js';
+import { installErrorHandling } from './http/plugins/errors.js';
+import { installLedger } from './http/plugins/ledger.js';
+import { installPublicRateLimit } from './http/plugins/rate-limit.js';
+import { adminRoutes } from './http/routes/admin/keys.js';
+import { ledgerRoutes } from './http/routes/agent/ledger.js';
+import { meRoute } from './http/routes/agent/me.js';
+import { systemRoutes } from './http/routes/system.js';
+import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
+import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
+import { RedisRateLimitStore } from './ratelimit/redis-store.js';
+import type { RateLimitStore } from './ratelimit/store.js';
+import type { Database } from './storage/db.js';
+import { insertLedgerRows } from './storage/ledger-repo.js';
+import { KEY_CHANGED_CHANNEL } from './storage/keys-repo.js';
+import { KeyCache } from './services/key-cache.js';
+import { systemClock, type Clock } from './util/clock.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  adminToken: string;
+  clock?: Clock;
+  rateLimits?: RateLimitStore;
+  ledgerStore?: LedgerStore;
+  /** Extra routes (tests register test-only writes here) before the app is sealed. */
+  extraRoutes?: (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
+}
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the whole HTTP app without listening; tests drive it with inject(). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', 'adminToken', '*.key', '*.adminToken'],
+        censor: '[redacted]',
+      },
+    },
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const rateLimits =
+    deps.rateLimits ?? (config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore());
+  const ledger = new LedgerWriter(deps.ledgerStore ?? { insert: (rows) => insertLedgerRows(deps.database.db, rows) }, {
+    flushMs: config.ledgerFlushMs,
+    onError: (error, dropped) => app.log.warn({ err: error, dropped }, 'ledger write failed; serving on (fail-open)'),
+  });
+  const keyCache = new KeyCache();
+  const stopKeyChanges = await deps.database.listen(
+    KEY_CHANGED_CHANNEL,
+    (keyId) => keyCache.evictKey(Number(keyId)),
+    (listening) => keyCache.setEnabled(listening),
+  );
+  const ctx: AppContext = {
+    config,
+    database: deps.database,
+    clock: deps.clock ?? systemClock,
+    rateLimits,
+    ledger,
+    keyCache,
+    adminToken: deps.adminToken,
+  };
+  app.decorate('ctx', ctx);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('x-request-id', request.id);
+    return payload;
+  });
+  installErrorHandling(app);
+  installAgentAuth(app, ctx);
+  installPublicRateLimit(app, ctx);
+  installLedger(app, ctx);
+  await installOpenApi(app);
+
+  await app.register(systemRoutes(ctx));
+  await app.register(adminRoutes(ctx));
+  await app.register(meRoute);
+  await app.register(ledgerRoutes(ctx));
+  if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
+
+  app.addHook('onClose', async () => {
+    await stopKeyChanges();
+    await ledger.close();
+    if (!deps.rateLimits) await rateLimits.close();
+  });
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

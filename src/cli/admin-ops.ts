@@ -1,0 +1,120 @@
+import type { Config } from '../config/env.js';
+import { readAdminToken } from '../config/admin-token.js';
+import type { Scope } from '../domain/api-keys.js';
+import { checkBooks, type DoctorReport } from '../services/doctor.js';
+import { createKey, toKeyView, type KeyView } from '../services/keys.js';
+import { openDatabase, pgliteDirFor, type Database } from '../storage/db.js';
+import { findKey, listKeys, revokeKey, updateKey } from '../storage/keys-repo.js';
+
+export interface CreateKeyArgs {
+  userId: string;
+  name?: string;
+  model?: string;
+  scopes?: Scope[];
+  public?: boolean;
+}
+
+/** What the CLI can do as an owner; served by the running server or, without one, the database. */
+export interface AdminOps {
+  via: 'server' | 'database';
+  createKey(args: CreateKeyArgs): Promise<KeyView & { key: string }>;
+  listKeys(userId?: string): Promise<KeyView[]>;
+  revokeKey(keyId: number): Promise<KeyView>;
+  updateKey(keyId: number, patch: { agentName?: string | null; agentModel?: string | null; public?: boolean }): Promise<KeyView>;
+  doctor(): Promise<DoctorReport>;
+  close(): Promise<void>;
+}
+
+export class CliError extends Error {}
+
+class HttpAdminOps implements AdminOps {
+  readonly via = 'server' as const;
+  constructor(private readonly base: string, private readonly token: string) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+    const json = (await response.json()) as T & { error?: string; message?: string };
+    if (!response.ok) throw new CliError(`${response.status} ${json.error ?? ''}: ${json.message ?? ''}`);
+    return json;
+  }
+
+  createKey(args: CreateKeyArgs) {
+    return this.call<KeyView & { key: string }>('POST', '/api/admin/keys', args);
+  }
+  async listKeys(userId?: string) {
+    const query = userId ? `?userId=${encodeURIComponent(userId)}` : '';
+    return (await this.call<{ keys: KeyView[] }>('GET', `/api/admin/keys${query}`)).keys;
+  }
+  revokeKey(keyId: number) {
+    return this.call<KeyView>('POST', `/api/admin/keys/${keyId}/revoke`);
+  }
+  updateKey(keyId: number, patch: object) {
+    return this.call<KeyView>('PATCH', `/api/admin/keys/${keyId}`, patch);
+  }
+  doctor() {
+    return this.call<DoctorReport>('GET', '/api/admin/doctor');
+  }
+  async close() {}
+}
+
+class DbAdminOps implements AdminOps {
+  readonly via = 'database' as const;
+  constructor(private readonly database: Database) {}
+
+  private async existing(keyId: number) {
+    const row = await findKey(this.database.db, keyId);
+    if (!row) throw new CliError(`no key ${keyId}`);
+    return row;
+  }
+  createKey(args: CreateKeyArgs) {
+    return createKey(this.database.db, {
+      userId: args.userId,
+      agentName: args.name ?? null,
+      agentModel: args.model ?? null,
+      scopes: args.scopes ?? ['read'],
+      public: args.public ?? false,
+    });
+  }
+  async listKeys(userId?: string) {
+    return (await listKeys(this.database.db, userId)).map(toKeyView);
+  }
+  async revokeKey(keyId: number) {
+    await this.existing(keyId);
+    return toKeyView((await revokeKey(this.database.db, keyId, new Date()))!);
+  }
+  async updateKey(keyId: number, patch: { agentName?: string | null; agentModel?: string | null; public?: boolean }) {
+    await this.existing(keyId);
+    const { public: isPublic, ...rest } = patch;
+    return toKeyView((await updateKey(this.database.db, keyId, { ...rest, ...(isPublic !== undefined ? { isPublic } : {}) }))!);
+  }
+  doctor() {
+    return checkBooks(this.database.db);
+  }
+  close() {
+    return this.database.close();
+  }
+}
+
+export function serverBaseUrl(config: Config): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return process.env.PAPER_ARENA_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+/** The running server's admin API when it answers; otherwise the database directly. */
+export async function connectAdmin(config: Config): Promise<AdminOps> {
+  const base = serverBaseUrl(config);
+  const token = readAdminToken(config.adminToken, config.dataDir);
+  const serverUp = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1500) })
+    .then((r) => r.ok)
+    .catch(() => false);
+  if (serverUp) {
+    if (!token) throw new CliError(`a server answers at ${base} but no admin token was found (set ADMIN_TOKEN or DATA_DIR)`);
+    return new HttpAdminOps(base, token);
+  }
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirFor(config.dataDir), poolMax: 2 });
+  return new DbAdminOps(database);
+}

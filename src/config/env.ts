@@ -1,0 +1,116 @@
+import { resolve } from 'node:path';
+
+export type MarketDataMode = { kind: 'sim' } | { kind: 'live' } | { kind: 'replay'; file: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  databasePoolMax: number;
+  redisUrl: string | null;
+  adminToken: string | null;
+  marketData: MarketDataMode;
+  simSeed: string;
+  simProfile: 'realistic' | 'fast';
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  futuresOpenEnabled: boolean;
+  pmOpenEnabled: boolean;
+  agentRpm: number;
+  tradeWpm: number;
+  publicRpm: number;
+  ledgerFlushMs: number;
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the environment once; every problem is reported together. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, fallback: T, allowed: readonly T[]): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | null => {
+    const raw = read(name);
+    if (raw === undefined) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return raw;
+    } catch {
+      problems.push(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL`);
+      return null;
+    }
+  };
+
+  const marketRaw = read('MARKET_DATA') ?? 'sim';
+  let marketData: MarketDataMode = { kind: 'sim' };
+  if (marketRaw === 'live') marketData = { kind: 'live' };
+  else if (marketRaw.startsWith('replay:') && marketRaw.length > 'replay:'.length) {
+    marketData = { kind: 'replay', file: resolve(marketRaw.slice('replay:'.length)) };
+  } else if (marketRaw !== 'sim') problems.push(`MARKET_DATA must be sim, live or replay:<file> (got "${marketRaw}")`);
+
+  const adminToken = read('ADMIN_TOKEN') ?? null;
+  if (adminToken !== null && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
+
+  const config: Config = {
+    port: int('PORT', 3000, 0, 65535),
+    host: read('HOST') ?? '127.0.0.1',
+    dataDir: resolve(read('DATA_DIR') ?? './data'),
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 500),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    adminToken,
+    marketData,
+    simSeed: read('SIM_SEED') ?? 'paper-arena',
+    simProfile: oneOf('SIM_PROFILE', 'realistic', ['realistic', 'fast'] as const),
+    logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    futuresOpenEnabled: bool('FUTURES_OPEN_ENABLED', true),
+    pmOpenEnabled: bool('PM_OPEN_ENABLED', true),
+    agentRpm: int('AGENT_RPM', 120, 1, 1_000_000_000),
+    tradeWpm: int('TRADE_WPM', 20, 1, 1_000_000_000),
+    publicRpm: int('PUBLIC_RPM', 600, 1, 1_000_000_000),
+    ledgerFlushMs: int('LEDGER_FLUSH_MS', 250, 10, 60_000),
+    trustProxy: bool('TRUST_PROXY', false),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Defaults for tests and embedded use, with explicit overrides. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({}), logLevel: 'silent', ...overrides };
+}

@@ -1,0 +1,26 @@
+import { Decimal } from 'decimal.js';
+
+export { Decimal };
+
+/** USDT, coinId 825, is the cash coin of every paper book. */
+export const CASH_COIN_ID = '825';
+export const STARTING_CASH_MUSD = new Decimal(50_000);
+
+export const CASH_BUCKETS = ['available', 'frozen', 'frozenPm', 'frozenFutures'] as const;
+export type CashBucket = (typeof CASH_BUCKETS)[number];
+
+export interface CashBalances {
+  available: Decimal;
+  frozen: Decimal;
+  frozenPm: Decimal;
+  frozenFutures: Decimal;
+}
+
+export function cashTotal(b: CashBalances): Decimal {
+  return b.available.plus(b.frozen).plus(b.frozenPm).plus(b.frozenFutures);
+}
+
+/** Money goes on the wire as a plain JSON number, rounded once here (8 decimal places). */
+export function toWire(value: Decimal | string | number): number {
+  return new Decimal(value).toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN).toNumber();
+}

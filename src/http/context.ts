@@ -1,0 +1,64 @@
+import type { Config } from '../config/env.js';
+import type { Scope } from '../domain/api-keys.js';
+import type { Database } from '../storage/db.js';
+import type { RateLimitStore } from '../ratelimit/store.js';
+import type { Clock } from '../util/clock.js';
+import type { LedgerWriter } from '../ledger/writer.js';
+import type { KeyCache } from '../services/key-cache.js';
+
+/** What every route and plugin may use; built once in buildApp. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  rateLimits: RateLimitStore;
+  ledger: LedgerWriter;
+  keyCache: KeyCache;
+  adminToken: string;
+}
+
+export interface AuthedKey {
+  keyId: number;
+  userId: string;
+  scopes: Scope[];
+  agentName: string | null;
+  agentModel: string | null;
+}
+
+export interface TraceFields {
+  runId: string | null;
+  decisionId: string | null;
+  strategyLabel: string | null;
+  confidence: number | null;
+  rationaleSummary: string | null;
+}
+
+/** What a handler tells the ledger about its call, beyond method, path and status. */
+export interface LedgerNote {
+  ledgerStatus?: 'idempotent_replay';
+  idempotencyKey?: string | null;
+  relatedEntityType?: string;
+  relatedEntityId?: string | number;
+  blockReasons?: string[];
+  venue?: string | null;
+  observation?: unknown;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on every /api/agent/* route: the scope it needs, or 'any' for any valid key. */
+    scope?: Scope | 'any';
+    /** Counts against the trade-write budget as well as the baseline. */
+    tradeWrite?: boolean;
+    /** Ledger classification of the route. */
+    ledger?: { eventType: 'read' | 'quote' | 'write' | 'cancel' | 'report'; venue?: string | null };
+    /** Keyless public route with a per-IP budget. */
+    publicRate?: boolean;
+  }
+  interface FastifyRequest {
+    agentKey?: AuthedKey;
+    trace?: TraceFields;
+    ledgerNote?: LedgerNote;
+    startedAtMs?: number;
+  }
+}

@@ -1,0 +1,39 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+/** The contract version (spec §9), independent of the package version. */
+export const CONTRACT_VERSION = '1.7.0';
+
+const LIFECYCLE = `Contract v1 (description version ${CONTRACT_VERSION}), stability **stable**, compatibility **additive-only**.
+Within v1 a documented field keeps its name and meaning and is never silently removed or repurposed; new fields and
+endpoints may be added at any time, so treat responses as open maps. Removing or renaming a field, changing its type or
+the meaning of a value requires a new versioned path prefix, announced before the old one is withdrawn. v1 is a contract
+over existing paths, not a URL prefix: paths stay under \`/api/...\`. Paths outside the contract (\`/api/internal/*\`,
+\`/api/admin/*\`) may change without notice.`;
+
+export async function installOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Paper Arena API',
+        version: CONTRACT_VERSION,
+        description: `Paper-trading API for automated agents, Agent Arena and prediction-market research data. Not financial advice.\n\n${LIFECYCLE}`,
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key sk_live_…' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operator only)' },
+        },
+      },
+      tags: [
+        { name: 'agent', description: 'Key-authenticated paper-trading surface' },
+        { name: 'admin', description: 'Operator surface (outside the contract)' },
+        { name: 'system', description: 'Health and readiness' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+}

@@ -1,0 +1,125 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parseJsonPayload, sanitize } from '../../ledger/summaries.js';
+import { uuidv7 } from '../../util/ids.js';
+import type { AppContext, TraceFields } from '../context.js';
+import { invalidRequest } from '../errors.js';
+
+const TRACE_HEADERS = {
+  runId: 'x-service-run-id',
+  decisionId: 'x-service-decision-id',
+  strategyLabel: 'x-service-strategy-label',
+  confidence: 'x-service-confidence',
+} as const;
+
+function headerText(request: FastifyRequest, name: string, max: number): string | null {
+  const value = request.headers[name];
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  if (value.length > max) throw invalidRequest(name, `${name} must be at most ${max} characters`);
+  return value.trim();
+}
+
+/** Trace metadata from the X-Service-* headers (GET calls). */
+function traceFromHeaders(request: FastifyRequest): TraceFields {
+  const confidenceText = headerText(request, TRACE_HEADERS.confidence, 32);
+  let confidence: number | null = null;
+  if (confidenceText !== null) {
+    confidence = Number(confidenceText);
+    if (!Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
+      throw invalidRequest(TRACE_HEADERS.confidence, 'X-Service-Confidence must be a number between 0 and 1');
+    }
+  }
+  return {
+    runId: headerText(request, TRACE_HEADERS.runId, 200),
+    decisionId: headerText(request, TRACE_HEADERS.decisionId, 200),
+    strategyLabel: headerText(request, TRACE_HEADERS.strategyLabel, 120),
+    confidence,
+    rationaleSummary: null,
+  };
+}
+
+/** Trace metadata from a body's `agentTrace` (already validated by the route schema). */
+function traceFromBody(body: unknown): Partial<TraceFields> | null {
+  if (!body || typeof body !== 'object') return null;
+  const trace = (body as { agentTrace?: Partial<TraceFields> | null }).agentTrace;
+  return trace && typeof trace === 'object' ? trace : null;
+}
+
+/**
+ * Turns every keyed /api/agent/* call into a private ledger row (contract §2.10, §5 rule 7).
+ * The row id is assigned here, before persistence; the row is written later in a batch.
+ */
+export function installLedger(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('onRequest', async (request) => {
+    if (!request.routeOptions.config.scope) return;
+    request.startedAtMs = ctx.clock.now();
+    request.trace = traceFromHeaders(request);
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const fromBody = traceFromBody(request.body);
+    if (fromBody && request.trace) {
+      request.trace = {
+        runId: fromBody.runId ?? request.trace.runId,
+        decisionId: fromBody.decisionId ?? request.trace.decisionId,
+        strategyLabel: fromBody.strategyLabel ?? request.trace.strategyLabel,
+        confidence: fromBody.confidence ?? request.trace.confidence,
+        rationaleSummary: fromBody.rationaleSummary ?? null,
+      };
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.agentKey;
+    const config = request.routeOptions.config;
+    if (!key || !config.scope) return payload;
+    const note = request.ledgerNote ?? {};
+    const status = reply.statusCode;
+    const completedAtMs = ctx.clock.now();
+    const startedAtMs = request.startedAtMs ?? completedAtMs;
+    const parsed = parseJsonPayload(payload, reply.getHeader('content-type'));
+    const bodyReasons = (parsed as { blockReasons?: unknown } | null)?.blockReasons;
+    const trace = request.trace;
+    const id = uuidv7(startedAtMs);
+    const ledgerStatus = note.ledgerStatus ?? (status >= 500 ? 'error' : status >= 400 ? 'rejected' : 'success');
+    const traced = Boolean(trace && (trace.runId || trace.decisionId));
+    const responseSummary =
+      traced && note.observation !== undefined
+        ? { ...(sanitize(parsed) as object), observation: note.observation }
+        : sanitize(parsed);
+    ctx.ledger.enqueue({
+      id,
+      keyId: key.keyId,
+      method: request.method,
+      endpoint: request.routeOptions.url ?? request.url.split('?')[0]!,
+      venue: note.venue ?? config.ledger?.venue ?? null,
+      eventType: config.ledger?.eventType ?? 'read',
+      statusCode: status,
+      ledgerStatus,
+      latencyMs: Math.max(0, Math.round(reply.elapsedTime)),
+      idempotencyKey: note.idempotencyKey ?? null,
+      relatedEntityType: note.relatedEntityType ?? null,
+      relatedEntityId: note.relatedEntityId !== undefined ? String(note.relatedEntityId) : null,
+      requestSummary: sanitize({
+        query: request.query ?? null,
+        params: request.params ?? null,
+        body: request.method === 'GET' ? null : (request.body ?? null),
+      }),
+      responseSummary,
+      blockReasons:
+        note.blockReasons ??
+        (Array.isArray(bodyReasons) ? bodyReasons.filter((r): r is string => typeof r === 'string') : []),
+      runId: trace?.runId ?? null,
+      decisionId: trace?.decisionId ?? null,
+      strategyLabel: trace?.strategyLabel ?? null,
+      confidence: trace?.confidence ?? null,
+      rationaleSummary: trace?.rationaleSummary ?? null,
+      startedAt: new Date(startedAtMs),
+      completedAt: new Date(completedAtMs),
+    });
+    if (ctx.ledger.recording) {
+      reply.header('X-Service-Ledger-Event-Id', id);
+      reply.header('X-Service-Ledger-Status', ledgerStatus);
+    }
+    return payload;
+  });
+}

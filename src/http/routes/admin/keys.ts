@@ -1,0 +1,136 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { SCOPES, USER_ID_PATTERN } from '../../../domain/api-keys.js';
+import { checkBooks } from '../../../services/doctor.js';
+import { createKey, toKeyView } from '../../../services/keys.js';
+import { ensureUser, findKey, listKeys, listUsers, revokeKey, updateKey } from '../../../storage/keys-repo.js';
+import type { AppContext } from '../../context.js';
+import { ApiError } from '../../errors.js';
+import { ErrorBody, Nullable, StrictBody, StringEnum } from '../../schemas.js';
+import { requireAdmin } from './admin-auth.js';
+
+export const UserId = Type.String({ pattern: USER_ID_PATTERN, description: 'owner id, 1..64 chars' });
+const Scope = StringEnum(SCOPES);
+const KeyIdParam = Type.Object({ keyId: Type.Integer({ minimum: 1 }) });
+const AgentName = Nullable(Type.String({ minLength: 1, maxLength: 80 }));
+const AgentModel = Nullable(Type.String({ minLength: 1, maxLength: 120 }));
+
+const KeyView = Type.Object({
+  keyId: Type.Integer(),
+  userId: Type.String(),
+  scopes: Type.Array(Type.String()),
+  agentName: Nullable(Type.String()),
+  agentModel: Nullable(Type.String()),
+  public: Type.Boolean(),
+  handle: Nullable(Type.String()),
+  keyPrefix: Type.String(),
+  createdAt: Type.String(),
+  revokedAt: Nullable(Type.String()),
+});
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+const tags = ['admin'];
+const security = [{ adminToken: [] }];
+
+export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onRequest', requireAdmin(ctx.adminToken));
+    const db = ctx.database.db;
+
+    const keyOr404 = async (keyId: number) => {
+      const row = await findKey(db, keyId);
+      if (!row) throw new ApiError(404, 'key_not_found', `no key ${keyId}`);
+      return row;
+    };
+
+    app.post(
+      '/api/admin/users',
+      { schema: { summary: 'Create an owner (idempotent)', tags, security, body: StrictBody({ userId: UserId }), response: { 201: Type.Object({ userId: Type.String() }), ...errors } } },
+      async (request, reply) => {
+        await ensureUser(db, request.body.userId);
+        return reply.status(201).send({ userId: request.body.userId });
+      },
+    );
+
+    app.get('/api/admin/users', { schema: { summary: 'List owners', tags, security } }, async () => ({
+      users: (await listUsers(db)).map((u) => ({ userId: u.id, createdAt: u.createdAt.toISOString(), keyCount: u.keyCount })),
+    }));
+
+    app.post(
+      '/api/admin/keys',
+      {
+        schema: {
+          summary: 'Create a key (the raw key is returned once)',
+          tags,
+          security,
+          body: StrictBody({
+            userId: UserId,
+            name: Type.Optional(AgentName),
+            model: Type.Optional(AgentModel),
+            scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 4 })),
+            public: Type.Optional(Type.Boolean()),
+          }),
+          response: { 201: Type.Intersect([Type.Object({ key: Type.String() }), KeyView]), ...errors },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body;
+        const created = await createKey(db, {
+          userId: body.userId,
+          agentName: body.name ?? null,
+          agentModel: body.model ?? null,
+          scopes: body.scopes ?? ['read'],
+          public: body.public ?? false,
+        });
+        return reply.status(201).send(created);
+      },
+    );
+
+    app.get(
+      '/api/admin/keys',
+      { schema: { summary: 'List keys (never the raw key)', tags, security, querystring: Type.Object({ userId: Type.Optional(UserId) }) } },
+      async (request) => ({ keys: (await listKeys(db, request.query.userId)).map(toKeyView) }),
+    );
+
+    app.patch(
+      '/api/admin/keys/:keyId',
+      {
+        schema: {
+          summary: 'Set agentName, agentModel or the public Arena opt-in',
+          tags,
+          security,
+          params: KeyIdParam,
+          body: StrictBody({ agentName: Type.Optional(AgentName), agentModel: Type.Optional(AgentModel), public: Type.Optional(Type.Boolean()) }),
+          response: { 200: KeyView, ...errors },
+        },
+      },
+      async (request) => {
+        await keyOr404(request.params.keyId);
+        const { agentName, agentModel, public: isPublic } = request.body;
+        const row = await updateKey(db, request.params.keyId, {
+          ...(agentName !== undefined ? { agentName } : {}),
+          ...(agentModel !== undefined ? { agentModel } : {}),
+          ...(isPublic !== undefined ? { isPublic } : {}),
+        });
+        ctx.keyCache.evictKey(request.params.keyId);
+        return toKeyView(row!);
+      },
+    );
+
+    app.get('/api/admin/doctor', { schema: { summary: 'Check every paper book against its journal', tags, security } }, async () =>
+      checkBooks(db),
+    );
+
+    app.post(
+      '/api/admin/keys/:keyId/revoke',
+      { schema: { summary: 'Revoke a key (its next request gets 401)', tags, security, params: KeyIdParam, response: { 200: KeyView, ...errors } } },
+      async (request) => {
+        await keyOr404(request.params.keyId);
+        const row = await revokeKey(db, request.params.keyId, new Date(ctx.clock.now()));
+        // This process refuses the key from its very next request; others on the notification.
+        ctx.keyCache.evictKey(request.params.keyId);
+        return toKeyView(row!);
+      },
+    );
+  };
+}

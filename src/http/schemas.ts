@@ -1,0 +1,44 @@
+import { Type, type TProperties } from 'typebox';
+
+/** Request bodies reject unknown fields (DESIGN: unknown body fields → 400). */
+export const StrictBody = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'stable snake_case code' }),
+    message: Type.String(),
+    field: Type.Optional(Type.String()),
+    blockReasons: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: true },
+);
+
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** `agentTrace` accepted on every write and quote body (contract supplement 1.0). */
+export const AgentTrace = Type.Object(
+  {
+    runId: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    decisionId: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    strategyLabel: Type.Optional(Nullable(Type.String({ maxLength: 120 }))),
+    confidence: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+    rationaleSummary: Type.Optional(Nullable(Type.String({ maxLength: 1200 }))),
+  },
+  { additionalProperties: false },
+);
+
+export const agentErrors = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  429: ErrorBody,
+};
+
+export const DateTime = Type.String({ format: 'date-time' });
+
+/** A string enum as plain JSON Schema (`enum`), typed as the union of its values. */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/** A documented object whose extra fields pass through (responses are open maps). */
+export const OpenObject = (description: string) => Type.Object({}, { additionalProperties: true, description });

@@ -1,0 +1,113 @@
+/** Ledger row fields the run manifest reads. */
+export interface ManifestRow {
+  eventType: string;
+  ledgerStatus: string;
+  venue: string | null;
+  endpoint: string;
+  latencyMs: number | null;
+  relatedEntityType: string | null;
+  relatedEntityId: string | null;
+  responseSummary: unknown;
+  startedAt: string;
+}
+
+export const RETENTION_DAYS = 90;
+
+function tally(values: (string | null)[]): { value: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const v of values) if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts].map(([value, count]) => ({ value, count })).sort((a, b) => b.count - a.count);
+}
+
+const hasObservation = (row: ManifestRow) =>
+  typeof row.responseSummary === 'object' && row.responseSummary !== null && 'observation' in row.responseSummary;
+
+/** The `run` evidence manifest of a ledger export filtered by `runId` (contract supplement 2.6). */
+export function buildRunManifest(input: {
+  apiKeyId: number;
+  runId: string;
+  rows: ManifestRow[];
+  total: number;
+  maxRows: number;
+  generatedAt: string;
+}) {
+  const { rows } = input;
+  const chronological = [...rows].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  const quotes = rows.filter((r) => r.eventType === 'quote');
+  const writes = rows.filter((r) => r.eventType === 'write');
+  const quotedBefore = writes.filter((w) => quotes.some((q) => q.startedAt <= w.startedAt && q.venue === w.venue));
+  const latencies = rows.map((r) => r.latencyMs).filter((v): v is number => v !== null);
+  const related = new Map<string, { type: string; id: string }>();
+  for (const r of rows) {
+    if (r.relatedEntityType && r.relatedEntityId) related.set(`${r.relatedEntityType}:${r.relatedEntityId}`, { type: r.relatedEntityType, id: r.relatedEntityId });
+  }
+  const observationCount = rows.filter(hasObservation).length;
+  const readsAndQuotes = rows.filter((r) => r.eventType === 'quote' || r.eventType === 'read').length;
+  const truncated = input.total > rows.length;
+  const items = [
+    { id: 'events_present', label: 'Run has ledger events', status: rows.length > 0 ? 'pass' : 'fail', detail: `${rows.length} events` },
+    { id: 'not_truncated', label: 'Export holds every event of the run', status: truncated ? 'warn' : 'pass', detail: `${rows.length} of ${input.total}` },
+    {
+      id: 'quote_before_trade',
+      label: 'Writes were preceded by a quote',
+      status: writes.length === 0 || quotedBefore.length === writes.length ? 'pass' : 'warn',
+      detail: `${quotedBefore.length} of ${writes.length} writes`,
+    },
+  ];
+  const overallStatus = items.some((i) => i.status === 'fail') ? 'fail' : items.some((i) => i.status === 'warn') ? 'warn' : 'pass';
+  return {
+    schema: 'svc.agentRunEvidence.v1',
+    generatedAt: input.generatedAt,
+    source: 'agent_action_ledger',
+    definition: 'Every private-ledger event of this API key that carried this runId, oldest first in the summary.',
+    snapshotModel: 'ledger rows are written once and never edited; related paper records may change state later',
+    retentionPolicy: {
+      schema: 'svc.agentLedgerRetention.v1',
+      retentionDays: RETENTION_DAYS,
+      runListScanLimit: input.maxRows,
+      exportMaxRows: input.maxRows,
+      pruneBatchMax: 5000,
+      policy: `ledger rows are kept at least ${RETENTION_DAYS} days`,
+    },
+    executionAssumptions: {
+      schema: 'svc.executionAssumptions.v1',
+      accountModel: 'one independent 50,000 mUSD paper book per API key',
+      dataFreshness: 'prices come from the service’s own market captures; quotes state their freshness',
+      costModel: {
+        spot: 'taker fee on notional; market orders also pay half the spread plus size-scaled slippage',
+        futures: 'taker fee on notional at the mark; funding is not modeled',
+        predictionMarkets: 'fills at the ask plus size/liquidity slippage and a price-dependent taker fee',
+      },
+      executionTiming: {
+        spotMarket: 'filled at once at the current composite price',
+        spotResting: 'limit and stop orders fill when the market crosses their price, checked by a periodic job',
+        futures: 'opened and closed at the mark; liquidation and SL/TP checked every minute',
+        predictionMarkets: 'opened at the quoted ask; settled when the venue resolves',
+      },
+      reproducibilityCaveat: 'paper fills are a model, not a fill guarantee; live market data moves between calls',
+    },
+    outcomeSummary: null,
+    evidenceChecklist: { schema: 'svc.agentRunEvidenceChecklist.v1', overallStatus, items },
+    summary: {
+      apiKeyId: input.apiKeyId,
+      runId: input.runId,
+      eventCount: rows.length,
+      firstEventAt: chronological[0]?.startedAt ?? null,
+      lastEventAt: chronological.at(-1)?.startedAt ?? null,
+      quoteCount: quotes.length,
+      writeCount: writes.length,
+      rejectionCount: rows.filter((r) => r.ledgerStatus === 'rejected').length,
+      idempotentReplayCount: rows.filter((r) => r.ledgerStatus === 'idempotent_replay').length,
+      observationCount,
+      observationCoverageRate: readsAndQuotes === 0 ? null : observationCount / readsAndQuotes,
+      quoteBeforeTradeRate: writes.length === 0 ? null : quotedBefore.length / writes.length,
+      averageLatencyMs: latencies.length === 0 ? null : latencies.reduce((a, b) => a + b, 0) / latencies.length,
+      eventTypes: tally(rows.map((r) => r.eventType)),
+      venues: tally(rows.map((r) => r.venue)),
+      ledgerStatuses: tally(rows.map((r) => r.ledgerStatus)),
+      relatedEntities: [...related.values()],
+      maxRows: input.maxRows,
+      truncated,
+    },
+  };
+}

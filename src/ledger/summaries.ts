@@ -1,0 +1,39 @@
+const SECRET_FIELD = /(^|_)(key|secret|token|password|authorization|apikey|api_key)$|^(apiKey|idempotencyKey|rationaleSummary)$/i;
+const MAX_STRING = 200;
+const MAX_ITEMS = 5;
+const MAX_DEPTH = 3;
+
+/**
+ * A bounded, secret-free copy of a request or response for the private ledger: strings
+ * are cut, arrays keep their first items and their length, deep objects are elided.
+ */
+export function sanitize(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
+  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…` : value;
+  if (Array.isArray(value)) {
+    if (depth >= MAX_DEPTH) return { items: value.length };
+    const head = value.slice(0, MAX_ITEMS).map((item) => sanitize(item, depth + 1));
+    return value.length > MAX_ITEMS ? { items: value.length, head } : head;
+  }
+  if (typeof value === 'object') {
+    if (depth >= MAX_DEPTH) return '{…}';
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+      if (SECRET_FIELD.test(key)) continue;
+      out[key] = sanitize(inner, depth + 1);
+    }
+    return out;
+  }
+  return null;
+}
+
+/** The response body as JSON when it is a small JSON document, else null. */
+export function parseJsonPayload(payload: unknown, contentType: unknown): unknown {
+  if (typeof payload !== 'string' || payload.length > 64 * 1024) return null;
+  if (typeof contentType !== 'string' || !contentType.includes('json')) return null;
+  try {
+    return JSON.parse(payload);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,26 @@
+import { runCli } from './cli/main.js';
+import { ConfigError, loadConfig } from './config/env.js';
+import { runServer, type Role } from './server.js';
+
+const ROLES: Role[] = ['serve', 'api', 'worker'];
+
+async function main(): Promise<void> {
+  const [command = 'serve', ...rest] = process.argv.slice(2);
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  if ((ROLES as string[]).includes(command)) return runServer(config, command as Role);
+  process.exitCode = await runCli(config, [command, ...rest]);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

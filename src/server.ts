@@ -1,0 +1,76 @@
+import { buildApp } from './app.js';
+import { adminTokenPath, resolveAdminToken } from './config/admin-token.js';
+import type { Config } from './config/env.js';
+import { ensureDemoKey } from './services/demo-key.js';
+import { openDatabase, pgliteDirFor } from './storage/db.js';
+import { systemClock } from './util/clock.js';
+import { buildJobs } from './workers/jobs.js';
+import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js';
+import { Scheduler } from './workers/scheduler.js';
+
+export type Role = 'serve' | 'api' | 'worker';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** Starts a process in one role and closes it gracefully on SIGTERM/SIGINT. */
+export async function runServer(config: Config, role: Role): Promise<void> {
+  const startedAt = Date.now();
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    pgliteDir: pgliteDirFor(config.dataDir),
+    poolMax: config.databasePoolMax,
+  });
+  const admin = resolveAdminToken(config.adminToken, config.dataDir);
+  const app = await buildApp({ config, database, adminToken: admin.token });
+
+  const scheduler =
+    role === 'api'
+      ? null
+      : new Scheduler(
+          buildJobs({ database }),
+          database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
+          systemClock,
+          app.log,
+        );
+
+  if (role !== 'worker') {
+    const address = await app.listen({ port: config.port, host: config.host });
+    say(`paper-arena ${role}: listening on ${address} (database: ${database.kind}, market data: ${config.marketData.kind})`);
+    say(`  API docs: ${address}/docs   OpenAPI: ${address}/openapi.json`);
+    say(
+      admin.source === 'env'
+        ? '  admin token: from ADMIN_TOKEN'
+        : `  admin token: ${adminTokenPath(config.dataDir)}${admin.created ? ' (created now, mode 0600)' : ''}`,
+    );
+    const demo = await ensureDemoKey(database.db);
+    if (demo) {
+      say(`  demo key (all scopes, shown once): ${demo.key}`);
+      say(`    try: curl -H "Authorization: Bearer ${demo.key}" ${address}/api/agent/me`);
+    }
+  } else {
+    await app.ready();
+    say(`paper-arena worker: running jobs (database: ${database.kind})`);
+  }
+  scheduler?.start();
+  app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    try {
+      await scheduler?.stop(); // finish the running job, give up leadership
+      await app.close(); // stop accepting, finish in-flight requests, flush the ledger
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}

@@ -1,0 +1,61 @@
+import type { Db, Tx } from '../storage/db.js';
+import { claimIdempotencyKey, completeIdempotencyRecord } from '../storage/idempotency-repo.js';
+import { ApiError } from '../http/errors.js';
+import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
+
+export interface IdempotentCall {
+  keyId: number;
+  idempotencyKey: string;
+  /** The route, e.g. `POST /api/agent/spot/order`: a key reused on another route is a conflict. */
+  route: string;
+  /** The request body; `agentTrace` and `idempotencyKey` are not part of the intent. */
+  body: Record<string, unknown>;
+}
+
+export interface EffectResult {
+  statusCode: number;
+  body: Record<string, unknown>;
+}
+
+export function intentHash(call: Pick<IdempotentCall, 'route' | 'body'>): string {
+  const { agentTrace: _trace, idempotencyKey: _key, ...intent } = call.body;
+  return sha256Hex(canonicalJson({ route: call.route, intent }));
+}
+
+/**
+ * Runs a trade write at most once per (key, idempotencyKey). The record is written in the
+ * same transaction as the effect, so a crash leaves neither; concurrent duplicates wait for
+ * the first and replay its answer. Same key + different intent → 409. A refused write
+ * (the effect throws) stores nothing, so a retry is evaluated afresh.
+ */
+export async function runIdempotent(
+  db: Db,
+  call: IdempotentCall,
+  effect: (tx: Tx) => Promise<EffectResult>,
+): Promise<EffectResult & { replay: boolean }> {
+  const requestHash = intentHash(call);
+  return db.transaction(async (tx) => {
+    const existing = await claimIdempotencyKey(tx, {
+      keyId: call.keyId,
+      idempotencyKey: call.idempotencyKey,
+      route: call.route,
+      requestHash,
+    });
+    if (existing) {
+      if (existing.requestHash !== requestHash || existing.statusCode === null) {
+        throw new ApiError(409, 'idempotency_key_conflict', 'this idempotencyKey was already used for a different request', {
+          field: 'idempotencyKey',
+        });
+      }
+      return {
+        // A replay did not create anything: 201 (created) is answered as 200.
+        statusCode: existing.statusCode === 201 ? 200 : existing.statusCode,
+        body: { ...(existing.response as Record<string, unknown>), idempotentReplay: true },
+        replay: true,
+      };
+    }
+    const result = await effect(tx);
+    await completeIdempotencyRecord(tx, call.keyId, call.idempotencyKey, { statusCode: result.statusCode, response: result.body });
+    return { ...result, replay: false };
+  });
+}

@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import type { Db } from './db.js';
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+// Any constant works; it only has to be the same in every process of one deployment.
+const MIGRATION_LOCK_ID = 7_524_083;
+
+export function migrationFiles(): { name: string; sql: string }[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((name) => ({ name, sql: readFileSync(join(MIGRATIONS_DIR, name), 'utf8') }));
+}
+
+/**
+ * Applies the checked-in SQL migrations in order, once each. One transaction holds an
+ * advisory lock, so several processes starting together on one PostgreSQL apply them once.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  const applied: string[] = [];
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
+    await tx.execute(
+      sql`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`,
+    );
+    const done = (await tx.execute(sql`select name from schema_migrations`)) as unknown as {
+      rows: { name: string }[];
+    };
+    const doneNames = new Set(done.rows.map((r) => r.name));
+    for (const file of migrationFiles()) {
+      if (doneNames.has(file.name)) continue;
+      for (const statement of splitStatements(file.sql)) await tx.execute(sql.raw(statement));
+      await tx.execute(sql`insert into schema_migrations (name) values (${file.name})`);
+      applied.push(file.name);
+    }
+  });
+  return applied;
+}
+
+/** Statements end with a semicolon at the end of a line (drivers prepare one statement at a time). */
+export function splitStatements(text: string): string[] {
+  return text
+    .split(/;\s*$/m)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter((s) => s.length > 0);
+}

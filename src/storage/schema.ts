@@ -1,0 +1,95 @@
+import {
+  bigint,
+  boolean,
+  doublePrecision,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+// Mirrors migrations/*.sql (the SQL files are the source of truth for the database).
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const users = pgTable('users', {
+  id: text('id').primaryKey(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export const apiKeys = pgTable('api_keys', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  userId: text('user_id').notNull(),
+  keyHash: text('key_hash').notNull(),
+  keyPrefix: text('key_prefix').notNull(),
+  scopes: text('scopes').array().notNull(),
+  agentName: text('agent_name'),
+  agentModel: text('agent_model'),
+  isPublic: boolean('is_public').notNull().default(false),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  revokedAt: ts('revoked_at'),
+});
+
+export const ledgerEvents = pgTable('ledger_events', {
+  id: uuid('id').primaryKey(),
+  keyId: integer('key_id').notNull(),
+  method: text('method').notNull(),
+  endpoint: text('endpoint').notNull(),
+  venue: text('venue'),
+  eventType: text('event_type').notNull(),
+  statusCode: integer('status_code'),
+  ledgerStatus: text('ledger_status').notNull(),
+  latencyMs: integer('latency_ms'),
+  idempotencyKey: text('idempotency_key'),
+  relatedEntityType: text('related_entity_type'),
+  relatedEntityId: text('related_entity_id'),
+  requestSummary: jsonb('request_summary'),
+  responseSummary: jsonb('response_summary'),
+  blockReasons: text('block_reasons').array().notNull(),
+  runId: text('run_id'),
+  decisionId: text('decision_id'),
+  strategyLabel: text('strategy_label'),
+  confidence: doublePrecision('confidence'),
+  rationaleSummary: text('rationale_summary'),
+  startedAt: ts('started_at').notNull(),
+  completedAt: ts('completed_at'),
+});
+
+export const idempotencyRecords = pgTable(
+  'idempotency_records',
+  {
+    keyId: integer('key_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    route: text('route').notNull(),
+    requestHash: text('request_hash').notNull(),
+    statusCode: integer('status_code'),
+    response: jsonb('response'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] })],
+);
+
+export const wallets = pgTable('wallets', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  keyId: integer('key_id').notNull(),
+  cashAvailable: numeric('cash_available').notNull(),
+  cashFrozen: numeric('cash_frozen').notNull(),
+  cashFrozenPm: numeric('cash_frozen_pm').notNull(),
+  cashFrozenFutures: numeric('cash_frozen_futures').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});
+
+export const journalPostings = pgTable('journal_postings', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  walletId: integer('wallet_id').notNull(),
+  coinId: text('coin_id').notNull(),
+  bucket: text('bucket').notNull(),
+  amount: numeric('amount').notNull(),
+  reason: text('reason').notNull(),
+  refType: text('ref_type'),
+  refId: text('ref_id'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

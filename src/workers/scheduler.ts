@@ -1,0 +1,94 @@
+import type { Clock } from '../util/clock.js';
+import type { Leadership } from './leadership.js';
+
+export interface Job {
+  name: string;
+  intervalMs: number;
+  /** Must be idempotent: a job may run again after a crash or a leadership change. */
+  run(nowMs: number): Promise<void>;
+}
+
+export interface SchedulerLog {
+  warn(obj: object, msg: string): void;
+}
+
+/**
+ * Runs each job every `intervalMs` of the injected clock, only while this process leads
+ * that job. `runDue()` is the whole step, so tests drive it with a manual clock.
+ */
+export class Scheduler {
+  private readonly nextAt = new Map<string, number>();
+  /** The tick under way (or the last one): ticks never overlap, and stop() waits for it. */
+  private tick: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly jobs: Job[],
+    private readonly leadership: Leadership,
+    private readonly clock: Clock,
+    private readonly log?: SchedulerLog,
+  ) {}
+
+  /** Runs every due job this process leads; returns the names of the jobs it ran. */
+  runDue(): Promise<string[]> {
+    const step = this.tick.then(() => this.step());
+    this.tick = step.catch(() => undefined);
+    return step;
+  }
+
+  private async step(): Promise<string[]> {
+    const ran: string[] = [];
+    for (const job of this.jobs) {
+      if (this.stopped) break;
+      const now = this.clock.now();
+      if (now < (this.nextAt.get(job.name) ?? 0)) continue;
+      let leads: boolean;
+      try {
+        leads = await this.leadership.tryLead(job.name);
+      } catch (error) {
+        this.log?.warn({ err: error, job: job.name }, 'leadership check failed');
+        continue;
+      }
+      if (!leads) continue;
+      // stop() was called while leadership was being checked: start nothing new.
+      if (this.stopped) break;
+      this.nextAt.set(job.name, now + job.intervalMs);
+      try {
+        // Inside the try, a job that throws before returning its promise is caught too.
+        await job.run(now);
+      } catch (error) {
+        this.log?.warn({ err: error, job: job.name }, 'job failed');
+      }
+      ran.push(job.name);
+    }
+    return ran;
+  }
+
+  start(tickMs = 1000): void {
+    if (this.timer || this.stopped) return;
+    let busy = false;
+    this.timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      void this.runDue()
+        .catch(() => undefined)
+        .finally(() => {
+          busy = false;
+        });
+    }, tickMs);
+    this.timer.unref();
+  }
+
+  /**
+   * Stops ticking, waits for the tick under way (a running job, or a leadership check that
+   * may be taking a lock), and only then gives up leadership, so no lock outlives the stop.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.tick;
+    await this.leadership.release();
+  }
+}

@@ -1,0 +1,77 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ENTRY = ['--import', 'tsx', 'src/main.ts'];
+const dataDir = mkdtempSync(join(tmpdir(), 'paper-arena-e2e-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function env(port: number): NodeJS.ProcessEnv {
+  // Never the developer's database: this test owns its DATA_DIR (embedded PGlite).
+  const { DATABASE_URL: _d, ADMIN_TOKEN: _a, REDIS_URL: _r, ...rest } = process.env;
+  return { ...rest, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+}
+
+const cli = (port: number, args: string[]) => spawnSync(process.execPath, [...ENTRY, ...args], { env: env(port), encoding: 'utf8' });
+
+describe('CLI and server, as a user runs them', () => {
+  it('creates keys through the database when no server runs, then through a running server', async () => {
+    const port = await freePort();
+    const offline = cli(port, ['keys', 'create', '--user', 'me', '--name', 'scout', '--model', 'my-llm', '--scopes', 'read,trade:spot', '--public', '--json']);
+    expect(offline.status, offline.stderr).toBe(0);
+    const created = JSON.parse(offline.stdout.trim());
+    expect(Object.keys(created).sort()).toEqual(['handle', 'key', 'keyId', 'scopes', 'userId']);
+    expect(created).toMatchObject({ userId: 'me', scopes: ['read', 'trade:spot'], handle: `a${created.keyId}-scout` });
+
+    const bad = cli(port, ['keys', 'create', '--user', 'me', '--scopes', 'read,root']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('unknown scope');
+
+    const server = spawn(process.execPath, [...ENTRY, 'serve'], { env: env(port), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk) => (output += chunk));
+    server.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      await expect.poll(() => output, { timeout: 30_000, interval: 200 }).toContain('listening on');
+      // Keys existed already, so no demo key is minted; the admin token file is private.
+      expect(output).not.toContain('demo key');
+      expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
+
+      const me = await fetch(`http://127.0.0.1:${port}/api/agent/me`, { headers: { authorization: `Bearer ${created.key}` } });
+      expect(me.status).toBe(200);
+      expect(await me.json()).toMatchObject({ userId: 'me', agentName: 'scout', agentModel: 'my-llm' });
+
+      const online = cli(port, ['keys', 'revoke', String(created.keyId), '--json']);
+      expect(online.status, online.stderr).toBe(0);
+      expect(JSON.parse(online.stdout).revokedAt).toBeTypeOf('string');
+      const after = await fetch(`http://127.0.0.1:${port}/api/agent/me`, { headers: { authorization: `Bearer ${created.key}` } });
+      expect(after.status).toBe(401);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    const code = await new Promise<number | null>((resolve) => server.on('exit', resolve));
+    expect(code).toBe(0);
+  }, 90_000);
+
+  it('refuses a bad configuration with every problem listed', () => {
+    const run = spawnSync(process.execPath, [...ENTRY, 'serve'], {
+      env: { ...process.env, PORT: 'x', AGENT_RPM: '-1' },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('PORT');
+    expect(run.stderr).toContain('AGENT_RPM');
+  }, 30_000);
+});

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, bearer, type TestApp } from '../support/app.js';
+import { HARNESS_URL, registerHarnessWrite } from '../support/harness-write.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ extraRoutes: registerHarnessWrite });
+});
+afterAll(async () => t.close());
+
+const get = (key: string, url: string, headers: Record<string, string> = {}) =>
+  t.app.inject({ url, headers: { ...bearer(key), ...headers } });
+
+describe('private ledger', () => {
+  it('records every call with its ids, status, trace headers and sanitized summaries', async () => {
+    const { key } = await t.newKey();
+    const me = await get(key, '/api/agent/me', {
+      'x-service-run-id': 'run-7',
+      'x-service-decision-id': 'dec-1',
+      'x-service-strategy-label': 'momentum',
+      'x-service-confidence': '0.75',
+    });
+    const eventId = me.headers['x-service-ledger-event-id'];
+    expect(me.headers['x-service-ledger-status']).toBe('success');
+    const list = (await get(key, '/api/agent/ledger?runId=run-7')).json();
+    expect(list.pagination).toEqual({ limit: 25, offset: 0, hasMore: false, total: 1 });
+    expect(list.filters).toEqual({ runId: 'run-7' });
+    const row = list.data[0];
+    expect(row).toMatchObject({
+      id: eventId,
+      method: 'GET',
+      endpoint: '/api/agent/me',
+      eventType: 'read',
+      statusCode: 200,
+      ledgerStatus: 'success',
+      runId: 'run-7',
+      decisionId: 'dec-1',
+      strategyLabel: 'momentum',
+      confidence: 0.75,
+      blockReasons: [],
+    });
+    expect(row.responseSummary.keyId).toBeTypeOf('number');
+    expect(JSON.stringify(row)).not.toContain(key);
+  });
+
+  it('records rejections and keeps each key’s ledger private', async () => {
+    const a = await t.newKey(['trade:spot']);
+    const b = await t.newKey();
+    const refused = await get(a.key, '/api/agent/ledger');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers['x-service-ledger-status']).toBe('rejected');
+    const bRows = (await get(b.key, '/api/agent/ledger?limit=100')).json().data as { id: string }[];
+    expect(bRows.map((r) => r.id)).not.toContain(refused.headers['x-service-ledger-event-id']);
+  });
+
+  it('stores body trace metadata (rationale private) and the idempotency key of writes', async () => {
+    const { key } = await t.newKey();
+    await t.app.inject({
+      method: 'POST',
+      url: HARNESS_URL,
+      headers: bearer(key),
+      payload: { amount: 3, idempotencyKey: 'idem-9', agentTrace: { runId: 'r-body', rationaleSummary: 'cheap', confidence: 0.2 } },
+    });
+    const row = (await get(key, '/api/agent/ledger?eventType=write')).json().data[0];
+    expect(row).toMatchObject({ venue: 'spot', eventType: 'write', idempotencyKey: 'idem-9', runId: 'r-body', rationaleSummary: 'cheap', confidence: 0.2 });
+    expect(row.requestSummary.body).toEqual({ amount: 3, agentTrace: { runId: 'r-body', confidence: 0.2 } });
+  });
+
+  it('filters by status, time and paginates newest first', async () => {
+    const { key } = await t.newKey();
+    for (let i = 0; i < 3; i += 1) {
+      await get(key, '/api/agent/me');
+      t.clock.advance(1000);
+    }
+    const all = (await get(key, '/api/agent/ledger?limit=2&status=success')).json();
+    expect(all.data).toHaveLength(2);
+    expect(all.pagination.hasMore).toBe(true);
+    expect(all.data[0].startedAt >= all.data[1].startedAt).toBe(true);
+    const from = new Date(t.clock.now() - 1500).toISOString();
+    const recent = (await get(key, `/api/agent/ledger?from=${encodeURIComponent(from)}`)).json();
+    expect(recent.data.every((r: { startedAt: string }) => r.startedAt >= from)).toBe(true);
+    expect((await get(key, '/api/agent/ledger?limit=0')).statusCode).toBe(400);
+    expect((await get(key, '/api/agent/ledger?offset=-1')).json().field).toBe('query.offset');
+    expect((await get(key, '/api/agent/ledger?from=yesterday')).json().field).toBe('query.from');
+  });
+
+  it('rejects an out-of-range confidence header with 400', async () => {
+    const { key } = await t.newKey();
+    const res = await get(key, '/api/agent/me', { 'x-service-confidence': '7' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid_request', field: 'x-service-confidence' });
+  });
+
+  it('exports up to 1,000 rows with a run manifest when filtered by runId', async () => {
+    const { key, keyId } = await t.newKey();
+    await get(key, '/api/agent/me', { 'x-service-run-id': 'export-run' });
+    await get(key, '/api/agent/me');
+    const exported = (await get(key, '/api/agent/ledger/export?runId=export-run')).json();
+    expect(exported).toMatchObject({ apiKeyId: keyId, count: 1, maxRows: 1000, futures: [], futuresEvents: [] });
+    expect(exported.run.schema).toBe('svc.agentRunEvidence.v1');
+    expect(exported.run.summary).toMatchObject({ runId: 'export-run', eventCount: 1, truncated: false });
+    const plain = (await get(key, '/api/agent/ledger/export')).json();
+    expect(plain.run).toBeNull();
+    expect(plain.count).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('ledger fail-open', () => {
+  it('keeps answering without the ledger headers when the ledger store fails', async () => {
+    const failing = await createTestApp({
+      ledgerStore: { insert: async () => Promise.reject(new Error('ledger store down')) },
+    });
+    try {
+      const { key } = await failing.newKey();
+      const first = await failing.app.inject({ url: '/api/agent/me', headers: bearer(key) });
+      expect(first.statusCode).toBe(200);
+      await failing.ctx.ledger.flush();
+      const second = await failing.app.inject({ url: '/api/agent/me', headers: bearer(key) });
+      expect(second.statusCode).toBe(200);
+      expect(second.json().keyId).toBeTypeOf('number');
+      expect(second.headers['x-service-ledger-event-id']).toBeUndefined();
+      expect(second.headers['x-service-ledger-status']).toBeUndefined();
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('writes pending rows when the app closes (graceful shutdown)', async () => {
+    const rows: unknown[] = [];
+    const app = await createTestApp({ ledgerStore: { insert: async (batch) => void rows.push(...batch) }, config: { ledgerFlushMs: 60_000 } });
+    const { key } = await app.newKey();
+    await app.app.inject({ url: '/api/agent/me', headers: bearer(key) });
+    expect(rows).toHaveLength(0);
+    await app.close();
+    expect(rows).toHaveLength(1);
+  });
+});

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentOpenApiDocument, SNAPSHOT_PATH } from '../../scripts/openapi-document.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t.close());
+
+describe('OpenAPI', () => {
+  it('serves OpenAPI 3.1 with the contract version and the v1 lifecycle', async () => {
+    const res = await t.app.inject({ url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.7.0');
+    expect(doc.info.description).toContain('additive-only');
+    expect(doc.paths['/api/agent/me'].get).toBeDefined();
+    expect(doc.paths['/api/agent/ledger'].get.parameters.map((p: { name: string }) => p.name)).toContain('runId');
+  });
+
+  it('matches the committed snapshot (run `npm run openapi:snapshot` after an intended change)', async () => {
+    const committed = JSON.parse(readFileSync(SNAPSHOT_PATH, 'utf8'));
+    expect(await currentOpenApiDocument()).toEqual(committed);
+  });
+
+  it('has an interactive docs page', async () => {
+    const res = await t.app.inject({ url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+  });
+});
+
+describe('health', () => {
+  it('/healthz answers plain ok and /readyz checks the database', async () => {
+    const health = await t.app.inject({ url: '/healthz' });
+    expect(health.body).toBe('ok');
+    expect(health.headers['content-type']).toContain('text/plain');
+    const ready = await t.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().status).toBe('ready');
+  });
+
+  it('/readyz answers 503 when the database is gone', async () => {
+    const other = await createTestApp();
+    await other.testDb.database.close();
+    const ready = await other.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json().error).toBe('not_ready');
+    await other.app.close();
+    await other.testDb.drop().catch(() => undefined);
+  });
+});

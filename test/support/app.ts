@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppDeps } from '../../src/app.js';
+import { testConfig, type Config } from '../../src/config/env.js';
+import { SCOPES, type Scope } from '../../src/domain/api-keys.js';
+import type { AppContext } from '../../src/http/context.js';
+import { createKey } from '../../src/services/keys.js';
+import { ManualClock } from '../../src/util/clock.js';
+import { freshDatabase, type TestDatabase } from './db.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  testDb: TestDatabase;
+  clock: ManualClock;
+  /** Mints a key straight through the service layer; returns the raw key and its id. */
+  newKey(scopes?: Scope[], extra?: { agentName?: string; public?: boolean }): Promise<{ key: string; keyId: number }>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions extends Partial<Omit<AppDeps, 'config' | 'database' | 'adminToken'>> {
+  config?: Partial<Config>;
+  /** Reuse a database (e.g. a second app instance on the same PostgreSQL). */
+  testDb?: TestDatabase;
+}
+
+/** A whole app on a fresh database, driven with inject(); time is a manual clock. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const testDb = options.testDb ?? (await freshDatabase());
+  const clock = (options.clock as ManualClock | undefined) ?? new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 30));
+  const config = testConfig({ ledgerFlushMs: 20, ...options.config });
+  const { config: _c, testDb: _t, ...deps } = options;
+  const app = await buildApp({ ...deps, config, database: testDb.database, adminToken: ADMIN_TOKEN, clock });
+  await app.ready();
+  return {
+    app,
+    ctx: app.ctx,
+    testDb,
+    clock,
+    async newKey(scopes = [...SCOPES], extra = {}) {
+      const created = await createKey(testDb.database.db, { userId: 'tester', scopes, ...extra });
+      return { key: created.key, keyId: created.keyId };
+    },
+    async close() {
+      await app.close();
+      if (!options.testDb) await testDb.drop();
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/storage/db.js';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
+export const engineName = TEST_DATABASE_URL ? 'postgres' : 'pglite';
+
+export interface TestDatabase {
+  database: Database;
+  /** Opens another connection pool to the same database (a second "process"). */
+  openAnother(): Promise<Database>;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/**
+ * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on
+ * the PostgreSQL server named by TEST_DATABASE_URL (dropped afterwards).
+ */
+export async function freshDatabase(): Promise<TestDatabase> {
+  if (!TEST_DATABASE_URL) {
+    const database = await openDatabase({ databaseUrl: null, pgliteDir: 'memory://' });
+    return {
+      database,
+      openAnother: () => Promise.reject(new Error('PGlite is single-process')),
+      drop: () => database.close(),
+    };
+  }
+  const name = `pa_test_${Date.now()}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = withDatabase(TEST_DATABASE_URL, name);
+  const opened: Database[] = [];
+  const open = async () => {
+    const db = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://', poolMax: 10 });
+    opened.push(db);
+    return db;
+  };
+  const database = await open();
+  return {
+    database,
+    openAnother: open,
+    async drop() {
+      await Promise.all(opened.map((d) => d.close().catch(() => undefined)));
+      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}

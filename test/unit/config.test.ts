@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/env.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: null, redisUrl: null, agentRpm: 120, tradeWpm: 20 });
+    expect(config.marketData).toEqual({ kind: 'sim' });
+    expect(config.futuresOpenEnabled && config.pmOpenEnabled).toBe(true);
+  });
+
+  it('reports every problem at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'abc', DATABASE_URL: 'mysql://x', AGENT_RPM: '0', FUTURES_OPEN_ENABLED: 'maybe', MARKET_DATA: 'tape' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'DATABASE_URL', 'AGENT_RPM', 'FUTURES_OPEN_ENABLED', 'MARKET_DATA']) expect(problems).toContain(name);
+  });
+
+  it('parses flags, replay tapes and budgets', () => {
+    const config = loadConfig({ PM_OPEN_ENABLED: 'false', MARKET_DATA: 'replay:tape.jsonl', TRADE_WPM: '5', REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(config.pmOpenEnabled).toBe(false);
+    expect(config.marketData).toMatchObject({ kind: 'replay' });
+    expect(config.tradeWpm).toBe(5);
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+});
