@@ -17,6 +17,7 @@ import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
 import { RedisRateLimitStore } from './ratelimit/redis-store.js';
 import type { RateLimitStore } from './ratelimit/store.js';
 import type { Database } from './storage/db.js';
+import type { MarketFeed } from './marketdata/feed.js';
 import { insertLedgerRows } from './storage/ledger-repo.js';
 import { KEY_CHANGED_CHANNEL } from './storage/keys-repo.js';
 import { KeyCache } from './services/key-cache.js';
@@ -29,6 +30,8 @@ export interface AppDeps {
   clock?: Clock;
   rateLimits?: RateLimitStore;
   ledgerStore?: LedgerStore;
+  /** Market data for engines and routes; the server passes the configured source. */
+  market: MarketFeed;
   /** Extra routes (tests register test-only writes here) before the app is sealed. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 }
@@ -78,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ledger,
     keyCache,
     adminToken: deps.adminToken,
+    market: deps.market,
   };
   app.decorate('ctx', ctx);
 

@@ -1,3 +1,4 @@
+import { EMPTY_MARKET } from './marketdata/feed.js';
 import { buildApp } from './app.js';
 import { adminTokenPath, resolveAdminToken } from './config/admin-token.js';
 import type { Config } from './config/env.js';
@@ -21,7 +22,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     poolMax: config.databasePoolMax,
   });
   const admin = resolveAdminToken(config.adminToken, config.dataDir);
-  const app = await buildApp({ config, database, adminToken: admin.token });
+  const app = await buildApp({ config, database, adminToken: admin.token, market: EMPTY_MARKET });
 
   const scheduler =
     role === 'api'

@@ -5,6 +5,7 @@ import type { RateLimitStore } from '../ratelimit/store.js';
 import type { Clock } from '../util/clock.js';
 import type { LedgerWriter } from '../ledger/writer.js';
 import type { KeyCache } from '../services/key-cache.js';
+import type { MarketFeed } from '../marketdata/feed.js';
 
 /** What every route and plugin may use; built once in buildApp. */
 export interface AppContext {
@@ -15,6 +16,8 @@ export interface AppContext {
   ledger: LedgerWriter;
   keyCache: KeyCache;
   adminToken: string;
+  /** Prices and coins for engines and routes (in-memory reads). */
+  market: MarketFeed;
 }
 
 export interface AuthedKey {

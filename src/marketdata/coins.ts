@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CASH_COIN_ID } from '../domain/money.js';
 
 /** One row of assets/coins.json: a real asset whose old snapshot seeds the simulated market. */
 export interface Coin {
@@ -15,8 +16,6 @@ export interface Coin {
   circulatingSupply: number;
 }
 
-/** USDT is the cash coin of every paper book. */
-export const CASH_COIN_ID = '825';
 
 export const DEFAULT_COINS_PATH = fileURLToPath(new URL('../../assets/coins.json', import.meta.url));
 

@@ -93,3 +93,31 @@ export const journalPostings = pgTable('journal_postings', {
   refId: text('ref_id'),
   createdAt: ts('created_at').notNull().defaultNow(),
 });
+
+export const closedTrades = pgTable('closed_trades', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  keyId: integer('key_id').notNull(),
+  walletId: integer('wallet_id').notNull(),
+  venue: text('venue').$type<'spot' | 'futures' | 'pm'>().notNull(),
+  side: text('side').notNull(),
+  coinId: text('coin_id'),
+  symbol: text('symbol'),
+  market: text('market'),
+  outcome: text('outcome'),
+  realizedPnl: numeric('realized_pnl'),
+  closedAt: ts('closed_at').notNull(),
+  refType: text('ref_type'),
+  refId: text('ref_id'),
+  detail: jsonb('detail').notNull(),
+});
+
+export const equitySnapshots = pgTable(
+  'equity_snapshots',
+  {
+    keyId: integer('key_id').notNull(),
+    day: text('day').notNull(),
+    usdValue: numeric('usd_value').notNull(),
+    takenAt: ts('taken_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.day] })],
+);

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CASH_COIN_ID, CoinsFileError, loadCoins, parseCoins } from '../../../src/marketdata/coins.js';
+import { CASH_COIN_ID } from '../../../src/domain/money.js';
+import { CoinsFileError, loadCoins, parseCoins } from '../../../src/marketdata/coins.js';
 
 const good = {
   coinId: '1',
