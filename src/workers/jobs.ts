@@ -1,5 +1,6 @@
 import { RETENTION_DAYS } from '../ledger/run-manifest.js';
 import type { Database } from '../storage/db.js';
+import type { MarketFeed } from '../marketdata/feed.js';
 import { pruneLedgerRows } from '../storage/ledger-repo.js';
 import type { Job } from './scheduler.js';
 
@@ -9,6 +10,7 @@ const PRUNE_BATCH_MAX = 5000;
 
 export interface JobDeps {
   database: Database;
+  market: MarketFeed;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
