@@ -6,6 +6,7 @@ import type { Job } from './scheduler.js';
 import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.js';
 import { matchRestingOrders, SPOT_MATCHING_INTERVAL_MS } from './spot-matching.js';
 
+const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const PRUNE_BATCH_MAX = 5000;
@@ -13,11 +14,13 @@ const PRUNE_BATCH_MAX = 5000;
 export interface JobDeps {
   database: Database;
   market: MarketFeed;
+  /** Stores the simulated market's checkpoint (absent where no sim runs). */
+  checkpointMarket?: () => Promise<void>;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
 export function buildJobs(deps: JobDeps): Job[] {
-  return [
+  const jobs: Job[] = [
     {
       name: 'ledger-retention',
       intervalMs: HOUR_MS,
@@ -40,4 +43,9 @@ export function buildJobs(deps: JobDeps): Job[] {
       },
     },
   ];
+  if (deps.checkpointMarket) {
+    const checkpoint = deps.checkpointMarket;
+    jobs.push({ name: 'market-checkpoint', intervalMs: MINUTE_MS, run: () => checkpoint() });
+  }
+  return jobs;
 }
