@@ -161,7 +161,7 @@ async function runSequence(ops: Op[]): Promise<void> {
     } else if (o.kind === 'limit' || o.kind === 'stop') {
       const stop = o.kind === 'stop' ? new Decimal(o.stop) : null;
       const expected = model.rest(o.side, o.kind, new Decimal(o.q), new Decimal(o.limit), stop, now);
-      const res = await send({ side: o.side, orderType: o.kind, quantity: o.q, limitPrice: o.limit, ...(stop ? { stopPrice: o.stop } : {}) });
+      const res = await send({ side: o.side, orderType: o.kind, quantity: o.q, limitPrice: o.limit, ...(o.kind === 'stop' ? { stopPrice: o.stop } : {}) });
       if (typeof expected === 'string') {
         expect(res.json().blockReasons).toEqual([expected]);
       } else {
