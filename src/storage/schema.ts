@@ -121,3 +121,39 @@ export const equitySnapshots = pgTable(
   },
   (t) => [primaryKey({ columns: [t.keyId, t.day] })],
 );
+
+// ---- spot (migrations/0003_spot.sql)
+export const holdings = pgTable(
+  'holdings',
+  {
+    walletId: integer('wallet_id').notNull(),
+    coinId: text('coin_id').notNull(),
+    available: numeric('available').notNull(),
+    frozen: numeric('frozen').notNull(),
+    avgCostUsd: numeric('avg_cost_usd').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.walletId, t.coinId] })],
+);
+
+export const spotOrders = pgTable('spot_orders', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  keyId: integer('key_id').notNull(),
+  walletId: integer('wallet_id').notNull(),
+  coinId: text('coin_id').notNull(),
+  symbol: text('symbol'),
+  side: text('side').$type<'buy' | 'sell'>().notNull(),
+  orderType: text('order_type').$type<'limit' | 'stop'>().notNull(),
+  quantity: numeric('quantity').notNull(),
+  limitPrice: numeric('limit_price').notNull(),
+  stopPrice: numeric('stop_price'),
+  status: text('status').$type<'open' | 'triggered' | 'filled' | 'cancelled'>().notNull(),
+  frozenAmount: numeric('frozen_amount').notNull(),
+  idempotencyKey: text('idempotency_key'),
+  checkedUntil: ts('checked_until').notNull(),
+  triggeredAt: ts('triggered_at'),
+  fillTradeId: bigint('fill_trade_id', { mode: 'number' }),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+  closedAt: ts('closed_at'),
+});
