@@ -7,7 +7,13 @@ import { AgentTrace, DateTime, ErrorBody, Nullable, OpenObject, StringEnum } fro
 export const FuturesSideSchema = StringEnum(['long', 'short'] as const);
 export const Leverage = Type.Number({ minimum: MIN_LEVERAGE, maximum: MAX_LEVERAGE, description: '1..20' });
 export const Margin = Type.Number({ minimum: MIN_MARGIN_MUSD, maximum: 1e12, description: 'isolated margin in mUSD, ≥ 10' });
-export const TriggerPrice = Nullable(Type.Number({ exclusiveMinimum: 0, maximum: 1e15 }));
+// One JSON-Schema type list, not anyOf: with type coercion on, anyOf [number, null] would read 0 as null (a clear).
+export const TriggerPrice = Type.Unsafe<number | null>({
+  type: ['number', 'null'],
+  exclusiveMinimum: 0,
+  maximum: 1e15,
+  description: 'a positive price sets, null clears, absent keeps',
+});
 export const IdempotencyKey = Type.String({ minLength: 1, maxLength: 128 });
 export const CoinId = Type.String({ minLength: 1, maxLength: 64, description: 'UCID, not a ticker' });
 export const PositionId = Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 });
