@@ -157,3 +157,33 @@ export async function futuresMarginDiscrepancies(db: Queryable): Promise<{ walle
         where w.cash_frozen_futures <> coalesce(p.total, 0)`,
   );
 }
+
+export interface FinishedPosition {
+  id: number;
+  status: 'closed' | 'liquidated';
+  exitPrice: string;
+  exitReason: 'user_close' | 'liquidation' | 'stop_loss' | 'take_profit';
+  realizedPnl: string;
+  atMs: number;
+}
+
+/** Marks many fully settled positions closed or liquidated in one statement (the risk sweep). */
+export async function finishPositionsMany(tx: Tx, finished: FinishedPosition[]): Promise<void> {
+  if (finished.length === 0) return;
+  const json = JSON.stringify(
+    finished.map((f) => ({
+      id: f.id,
+      status: f.status,
+      exit_price: f.exitPrice,
+      exit_reason: f.exitReason,
+      realized_pnl: f.realizedPnl,
+      at: new Date(f.atMs).toISOString(),
+    })),
+  );
+  await tx.execute(sql`
+    update futures_positions p set
+      status = f.status, exit_price = f.exit_price, exit_reason = f.exit_reason, realized_pnl = f.realized_pnl,
+      open_fees_unrealized = 0, closed_at = f.at, updated_at = f.at
+    from jsonb_to_recordset(${json}::jsonb) as f(id bigint, status text, exit_price numeric, exit_reason text, realized_pnl numeric, at timestamptz)
+    where p.id = f.id`);
+}

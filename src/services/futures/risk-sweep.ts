@@ -5,6 +5,7 @@ import type { MarketFeed } from '../../marketdata/feed.js';
 import type { Db } from '../../storage/db.js';
 import {
   coinsWithOpenPositions,
+  finishPositionsMany,
   isLockContention,
   lockOpenPositionsById,
   lockWalletsById,
@@ -12,7 +13,8 @@ import {
   triggeredPositions,
 } from '../../storage/futures-repo.js';
 import { readMark } from './mark.js';
-import { settlePosition } from './settle.js';
+import { planSettlement, type SettlementPlan } from './settle.js';
+import { insertClosedTradesMany, postCashMany } from '../../storage/batch-writes.js';
 
 export interface SweepResult {
   coinsPriced: number;
@@ -53,10 +55,11 @@ export async function sweepFuturesRisk(db: Db, market: MarketFeed, nowMs: number
   for (let start = 0; start < hits.length; start += batchSize) {
     const batch = hits.slice(start, start + batchSize);
     try {
-      await db.transaction(async (tx) => {
+      const settled = await db.transaction(async (tx) => {
         await setWriteLockTimeout(tx);
         await lockWalletsById(tx, [...new Set(batch.map((h) => h.walletId))].sort((a, b) => a - b));
         const rows = await lockOpenPositionsById(tx, batch.map((h) => h.id));
+        const plans: SettlementPlan[] = [];
         for (const row of rows) {
           const mark = marks.get(row.coinId)!;
           const fired = firedTrigger(
@@ -67,10 +70,25 @@ export async function sweepFuturesRisk(db: Db, market: MarketFeed, nowMs: number
             row.takeProfitPrice === null ? null : new Decimal(row.takeProfitPrice),
           );
           if (!fired) continue;
-          await settlePosition(tx, { row, reason: fired, fraction: new Decimal(1), mark, nowMs });
-          result[fired] += 1;
+          plans.push(planSettlement({ row, reason: fired, fraction: new Decimal(1), mark, nowMs }));
         }
+        // the same rows settlePosition writes, a few statements per batch
+        await postCashMany(tx, plans.map((p) => ({ walletId: p.walletId, postings: p.postings })));
+        await insertClosedTradesMany(tx, plans.map((p) => p.trade));
+        await finishPositionsMany(
+          tx,
+          plans.map((p) => ({
+            id: p.positionId,
+            status: p.reason === 'liquidation' ? 'liquidated' : 'closed',
+            exitPrice: p.patch.exitPrice!,
+            exitReason: p.reason,
+            realizedPnl: p.patch.realizedPnl!,
+            atMs: nowMs,
+          })),
+        );
+        return plans;
       });
+      for (const plan of settled) result[plan.reason as Exclude<typeof plan.reason, 'user_close'>] += 1;
     } catch (error) {
       if (!isLockContention(error)) throw error;
       result.batchesDeferred += 1;

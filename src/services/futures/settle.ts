@@ -7,8 +7,8 @@ import {
 import { Decimal } from '../../domain/money.js';
 import { postCash, type CashPosting } from '../../storage/books-repo.js';
 import type { Tx } from '../../storage/db.js';
-import { updatePosition, type FuturesPositionRow } from '../../storage/futures-repo.js';
-import { insertClosedTrade } from '../../storage/trades-repo.js';
+import { updatePosition, type FuturesPositionPatch, type FuturesPositionRow } from '../../storage/futures-repo.js';
+import { insertClosedTrade, type NewClosedTrade } from '../../storage/trades-repo.js';
 import { positionState } from './view.js';
 
 export type ExitReason = 'user_close' | 'stop_loss' | 'take_profit' | 'liquidation';
@@ -30,13 +30,32 @@ export interface Settled {
   reason: ExitReason;
 }
 
+/** Everything a settlement writes, computed without touching the database. */
+export interface SettlementPlan {
+  positionId: number;
+  walletId: number;
+  postings: CashPosting[];
+  trade: NewClosedTrade;
+  patch: FuturesPositionPatch;
+  reason: ExitReason;
+}
+
 const REF = 'futures_position';
 
-/**
- * Settles a close, a trigger or a liquidation in the caller's transaction: cash postings,
- * one trade-log row with the realized PnL net of fees, and the row bumped.
- */
+/** Settles a close, a trigger or a liquidation in the caller's transaction (wallet and row locked). */
 export async function settlePosition(tx: Tx, input: SettleInput): Promise<Settled> {
+  const plan = planSettlement(input);
+  await postCash(tx, plan.walletId, plan.postings);
+  const tradeId = await insertClosedTrade(tx, plan.trade);
+  const row = await updatePosition(tx, plan.positionId, plan.patch);
+  return { row, tradeId, reason: plan.reason };
+}
+
+/**
+ * The cash postings, the trade-log row (realized PnL net of fees) and the row change of a
+ * close, trigger or liquidation. A user close whose mark is through liquidation is one.
+ */
+export function planSettlement(input: SettleInput): SettlementPlan {
   const { row, mark, nowMs } = input;
   const side = row.side as FuturesSide;
   const state = positionState(row);
@@ -44,42 +63,48 @@ export async function settlePosition(tx: Tx, input: SettleInput): Promise<Settle
   const prior = row.realizedPnl === null ? new Decimal(0) : new Decimal(row.realizedPnl);
   const now = new Date(nowMs);
   const liquidated = input.reason === 'liquidation' || isThroughLiquidation(side, mark, new Decimal(row.liquidationPrice));
+  const trade = (realizedPnl: Decimal, detail: Record<string, unknown>): NewClosedTrade => ({
+    keyId: row.keyId,
+    walletId: row.walletId,
+    venue: 'futures',
+    side,
+    coinId: row.coinId,
+    symbol: row.symbol,
+    realizedPnl,
+    closedAtMs: nowMs,
+    refType: REF,
+    refId,
+    detail,
+  });
 
   if (liquidated) {
     const { forfeitedMargin, realizedPnl } = liquidationSettlement(state);
-    await postCash(tx, row.walletId, [
-      { bucket: 'frozenFutures', amount: forfeitedMargin.negated(), reason: 'futures_liquidation', refType: REF, refId },
-    ]);
-    const tradeId = await insertClosedTrade(tx, {
-      keyId: row.keyId,
+    return {
+      positionId: row.id,
       walletId: row.walletId,
-      venue: 'futures',
-      side,
-      coinId: row.coinId,
-      symbol: row.symbol,
-      realizedPnl,
-      closedAtMs: nowMs,
-      refType: REF,
-      refId,
-      detail: tradeDetail(row, 'liquidation', mark, new Decimal(1), {
-        sizeCoin: state.sizeCoin,
-        marginReleased: new Decimal(0),
-        marginForfeited: forfeitedMargin,
-        pricePnl: forfeitedMargin.negated(),
-        openFee: state.openFeesUnrealized,
-        closeFee: new Decimal(0),
-      }),
-    });
-    const updated = await updatePosition(tx, row.id, {
-      status: 'liquidated',
-      exitPrice: mark.toString(),
-      exitReason: 'liquidation',
-      realizedPnl: prior.plus(realizedPnl).toString(),
-      openFeesUnrealized: '0',
-      closedAt: now,
-      updatedAt: now,
-    });
-    return { row: updated, tradeId, reason: 'liquidation' };
+      reason: 'liquidation',
+      postings: [{ bucket: 'frozenFutures', amount: forfeitedMargin.negated(), reason: 'futures_liquidation', refType: REF, refId }],
+      trade: trade(
+        realizedPnl,
+        tradeDetail(row, 'liquidation', mark, new Decimal(1), {
+          sizeCoin: state.sizeCoin,
+          marginReleased: new Decimal(0),
+          marginForfeited: forfeitedMargin,
+          pricePnl: forfeitedMargin.negated(),
+          openFee: state.openFeesUnrealized,
+          closeFee: new Decimal(0),
+        }),
+      ),
+      patch: {
+        status: 'liquidated',
+        exitPrice: mark.toString(),
+        exitReason: 'liquidation',
+        realizedPnl: prior.plus(realizedPnl).toString(),
+        openFeesUnrealized: '0',
+        closedAt: now,
+        updatedAt: now,
+      },
+    };
   }
 
   const fraction = input.reason === 'user_close' ? input.fraction : new Decimal(1);
@@ -92,35 +117,23 @@ export async function settlePosition(tx: Tx, input: SettleInput): Promise<Settle
     { bucket: 'available', amount: s.cashBack.minus(s.releasedMargin).plus(s.closeFee), reason: 'futures_pnl', refType: REF, refId },
     { bucket: 'available', amount: s.closeFee.negated(), reason: 'futures_fee', refType: REF, refId },
   ];
-  await postCash(
-    tx,
-    row.walletId,
-    postings.filter((p) => !p.amount.isZero()),
-  );
-  const tradeId = await insertClosedTrade(tx, {
-    keyId: row.keyId,
+  return {
+    positionId: row.id,
     walletId: row.walletId,
-    venue: 'futures',
-    side,
-    coinId: row.coinId,
-    symbol: row.symbol,
-    realizedPnl: s.realizedPnl,
-    closedAtMs: nowMs,
-    refType: REF,
-    refId,
-    detail: tradeDetail(row, input.reason, mark, fraction, {
-      sizeCoin: s.closedSize,
-      marginReleased: s.releasedMargin,
-      marginForfeited: new Decimal(0),
-      pricePnl: s.pricePnl,
-      openFee: s.openFeeShare,
-      closeFee: s.closeFee,
-    }),
-  });
-  const updated = await updatePosition(
-    tx,
-    row.id,
-    whole
+    reason: input.reason,
+    postings: postings.filter((p) => !p.amount.isZero()),
+    trade: trade(
+      s.realizedPnl,
+      tradeDetail(row, input.reason, mark, fraction, {
+        sizeCoin: s.closedSize,
+        marginReleased: s.releasedMargin,
+        marginForfeited: new Decimal(0),
+        pricePnl: s.pricePnl,
+        openFee: s.openFeeShare,
+        closeFee: s.closeFee,
+      }),
+    ),
+    patch: whole
       ? {
           status: 'closed',
           exitPrice: mark.toString(),
@@ -137,8 +150,7 @@ export async function settlePosition(tx: Tx, input: SettleInput): Promise<Settle
           realizedPnl: prior.plus(s.realizedPnl).toString(),
           updatedAt: now,
         },
-  );
-  return { row: updated, tradeId, reason: input.reason };
+  };
 }
 
 function tradeDetail(
