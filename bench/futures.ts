@@ -128,11 +128,17 @@ async function runEngine(engine: string, database: Database): Promise<EngineFigu
     );
     const jobs: { keyId: number; coin: CoinRef }[] = [];
     for (const h of holders) for (const coin of market.coins) if (jobs.length < POSITIONS) jobs.push({ keyId: h.keyId, coin });
-    const parallel = engine === 'postgres' ? 8 : 1;
-    for (let i = 0; i < jobs.length; i += parallel) {
+    // seeding is not what is measured: many opens per transaction, a few transactions at once on PostgreSQL
+    const chunk = 100;
+    const parallel = engine === 'postgres' ? 4 : 1;
+    const chunks: (typeof jobs)[] = [];
+    for (let i = 0; i < jobs.length; i += chunk) chunks.push(jobs.slice(i, i + chunk));
+    for (let i = 0; i < chunks.length; i += parallel) {
       await Promise.all(
-        jobs.slice(i, i + parallel).map((j) =>
-          database.db.transaction((tx) => openPosition(tx, market, Date.now(), { keyId: j.keyId, coin: j.coin, side: 'long', leverage: 10, marginMusd: 10 })),
+        chunks.slice(i, i + parallel).map((part) =>
+          database.db.transaction(async (tx) => {
+            for (const j of part) await openPosition(tx, market, Date.now(), { keyId: j.keyId, coin: j.coin, side: 'long', leverage: 10, marginMusd: 10 });
+          }),
         ),
       );
     }

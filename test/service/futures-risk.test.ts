@@ -5,6 +5,7 @@ import { futuresEquityAdjustment } from '../../src/services/futures-equity.js';
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { futuresMarginDiscrepancies } from '../../src/storage/futures-repo.js';
+import { sweepFuturesRisk } from '../../src/services/futures/risk-sweep.js';
 import { buildJobs } from '../../src/workers/jobs.js';
 import type { Job } from '../../src/workers/scheduler.js';
 import { createTestApp, bearer, type TestApp } from '../support/app.js';
@@ -131,6 +132,46 @@ describe('futures risk job along a price path', () => {
     await minute({ '5426': 200 });
     expect((await positionsOf(key)).positions.find((x: { id: number }) => x.id === p.id).status).toBe('liquidated');
     await journalBalances();
+  });
+});
+
+describe('the sweep in batches', () => {
+  it('settles many keys and coins over several batches: each position once, by its own trigger', async () => {
+    t.market.set('1', 50_000, t.clock.now());
+    t.market.set('1027', 2_000, t.clock.now());
+    t.market.set('5426', 100, t.clock.now());
+    const ids = { liquidation: [] as number[], stop_loss: [] as number[], take_profit: [] as number[], none: [] as number[] };
+    for (let i = 0; i < 6; i += 1) {
+      const { key } = await t.newKey();
+      // BTC long 10x → liquidated at 45,000; ETH short with TP 1,900 → take-profit at 1,850;
+      // SOL long with SL 95 → stop-loss at 94 for even keys, no trigger for odd ones
+      ids.liquidation.push((await open(key, { coinId: '1', side: 'long', leverage: 10, marginMusd: 100 })).id);
+      ids.take_profit.push((await open(key, { coinId: '1027', side: 'short', leverage: 3, marginMusd: 60, takeProfitPrice: 1_900 })).id);
+      const sol = await open(key, { coinId: '5426', side: 'long', leverage: 2, marginMusd: 40, ...(i % 2 === 0 ? { stopLossPrice: 95 } : {}) });
+      (i % 2 === 0 ? ids.stop_loss : ids.none).push(sol.id);
+    }
+    t.clock.advance(60_000);
+    t.market.set('1', 45_000, t.clock.now());
+    t.market.set('1027', 1_850, t.clock.now());
+    t.market.set('5426', 94, t.clock.now());
+    const result = await sweepFuturesRisk(t.ctx.database.db, t.market, t.clock.now(), 4);
+    expect(result).toMatchObject({ candidates: 15, liquidation: 6, stop_loss: 3, take_profit: 6, batchesDeferred: 0 });
+    const rows = await queryRows<{ id: number; status: string; exit_reason: string | null }>(
+      t.ctx.database.db,
+      sql`select id::int as id, status, exit_reason from futures_positions`,
+    );
+    const reasonOf = new Map(rows.map((r) => [r.id, r.exit_reason]));
+    for (const reason of ['liquidation', 'stop_loss', 'take_profit'] as const) {
+      for (const id of ids[reason]) expect(reasonOf.get(id)).toBe(reason);
+    }
+    for (const id of ids.none) expect(reasonOf.get(id)).toBeNull();
+    const trades = await queryRows<{ n: number }>(
+      t.ctx.database.db,
+      sql`select count(*)::int as n from closed_trades where ref_type = 'futures_position' and ref_id in (select id::text from futures_positions where status <> 'open' and closed_at = ${new Date(t.clock.now())})`,
+    );
+    expect(trades[0]!.n).toBe(15);
+    await journalBalances();
+    expect((await sweepFuturesRisk(t.ctx.database.db, t.market, t.clock.now(), 4)).candidates).toBe(0);
   });
 });
 
