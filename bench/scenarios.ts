@@ -30,4 +30,18 @@ export const scenarios: Scenario[] = [
     needsKey: true,
     description: 'key auth (hash lookup) + rate-limit + ledger headers + a small DB read',
   },
+  {
+    name: 'candles',
+    method: 'GET',
+    path: '/api/agent/market/1/candles?range=1D',
+    needsKey: true,
+    description: '288 BTC 5-minute candles (serialized once per market tick) + observation + ledger',
+  },
+  {
+    name: 'market-context',
+    method: 'GET',
+    path: '/api/agent/market/1',
+    needsKey: true,
+    description: 'BTC market context: price, changes, sentiment, Fear & Greed, similar coins, observation',
+  },
 ];

@@ -11,7 +11,9 @@ import { installPublicRateLimit } from './http/plugins/rate-limit.js';
 import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
 import { futuresRoutes } from './http/routes/agent/futures.js';
+import { marketRoutes } from './http/routes/agent/market.js';
 import { meRoute } from './http/routes/agent/me.js';
+import { coinMoverRoutes } from './http/routes/coins/movers.js';
 import { systemRoutes } from './http/routes/system.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
@@ -19,6 +21,7 @@ import { RedisRateLimitStore } from './ratelimit/redis-store.js';
 import type { RateLimitStore } from './ratelimit/store.js';
 import type { Database } from './storage/db.js';
 import type { MarketFeed } from './marketdata/feed.js';
+import type { MarketReads } from './marketdata/reads.js';
 import { insertLedgerRows } from './storage/ledger-repo.js';
 import { KEY_CHANGED_CHANNEL } from './storage/keys-repo.js';
 import { KeyCache } from './services/key-cache.js';
@@ -33,6 +36,8 @@ export interface AppDeps {
   ledgerStore?: LedgerStore;
   /** Market data for engines and routes; the server passes the configured source. */
   market: MarketFeed;
+  /** Coin reads (resolve, context, candles, movers); usually the same object as `market`. */
+  marketReads?: MarketReads;
   /** Extra routes (tests register test-only writes here) before the app is sealed. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 }
@@ -83,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keyCache,
     adminToken: deps.adminToken,
     market: deps.market,
+    marketReads: deps.marketReads ?? null,
   };
   app.decorate('ctx', ctx);
 
@@ -101,6 +107,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(meRoute);
   await app.register(ledgerRoutes(ctx));
   await app.register(futuresRoutes(ctx));
+  await app.register(marketRoutes(ctx));
+  await app.register(coinMoverRoutes(ctx));
   if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
 
   app.addHook('onClose', async () => {

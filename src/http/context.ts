@@ -6,6 +6,7 @@ import type { Clock } from '../util/clock.js';
 import type { LedgerWriter } from '../ledger/writer.js';
 import type { KeyCache } from '../services/key-cache.js';
 import type { MarketFeed } from '../marketdata/feed.js';
+import type { MarketReads } from '../marketdata/reads.js';
 
 /** What every route and plugin may use; built once in buildApp. */
 export interface AppContext {
@@ -18,6 +19,10 @@ export interface AppContext {
   adminToken: string;
   /** Prices and coins for engines and routes (in-memory reads). */
   market: MarketFeed;
+  /** Coin reads for the market routes; null where market data does not run (they answer 503). */
+  marketReads: MarketReads | null;
+  /** Up to 3 open prediction markets linked to a coin (market context `relatedMarkets`). */
+  relatedMarkets?: (coinId: string) => Promise<unknown[]>;
 }
 
 export interface AuthedKey {

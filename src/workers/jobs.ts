@@ -5,6 +5,7 @@ import { pruneLedgerRows } from '../storage/ledger-repo.js';
 import type { Job } from './scheduler.js';
 import { futuresRiskJob } from './futures-risk-job.js';
 
+const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const PRUNE_BATCH_MAX = 5000;
@@ -12,11 +13,13 @@ const PRUNE_BATCH_MAX = 5000;
 export interface JobDeps {
   database: Database;
   market: MarketFeed;
+  /** Stores the simulated market's checkpoint (absent where no sim runs). */
+  checkpointMarket?: () => Promise<void>;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
 export function buildJobs(deps: JobDeps): Job[] {
-  return [
+  const jobs: Job[] = [
     {
       name: 'ledger-retention',
       intervalMs: HOUR_MS,
@@ -26,4 +29,9 @@ export function buildJobs(deps: JobDeps): Job[] {
     },
     futuresRiskJob(deps),
   ];
+  if (deps.checkpointMarket) {
+    const checkpoint = deps.checkpointMarket;
+    jobs.push({ name: 'market-checkpoint', intervalMs: MINUTE_MS, run: () => checkpoint() });
+  }
+  return jobs;
 }

@@ -1,0 +1,181 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { CANDLE_RANGES, CANDLE_RANGE_NAMES, convertCandles, DEFAULT_CANDLE_RANGE, type CandleRange } from '../../../domain/candles.js';
+import { spotFreshness } from '../../../domain/freshness.js';
+import { buildObservation } from '../../../domain/observation.js';
+import { resolveCoin } from '../../../domain/resolve.js';
+import { similarCoins } from '../../../domain/similar-coins.js';
+import type { MarketReads } from '../../../marketdata/reads.js';
+import type { AppContext } from '../../context.js';
+import { ApiError, invalidRequest, notFound } from '../../errors.js';
+import { agentErrors, ErrorBody, OpenObject, StringEnum } from '../../schemas.js';
+import { coinMatchView } from './market-views.js';
+
+const SIMILAR_LIMIT = 6;
+const CANDLES_MAX_AGE_SECONDS = 60;
+const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
+const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+
+const CoinMatch = Type.Object({
+  coinId: Type.String(),
+  slug: Type.String(),
+  symbol: Type.String(),
+  name: Type.String(),
+  marketCapRank: Type.Union([Type.Integer(), Type.Null()]),
+  categories: Type.Array(Type.String()),
+});
+
+const round = (value: number | null, places: number): number | null =>
+  value === null ? null : Math.round(value * 10 ** places) / 10 ** places;
+
+function requireReads(ctx: AppContext): MarketReads {
+  if (!ctx.marketReads) throw new ApiError(503, 'market_data_unavailable', 'market data is not running in this process');
+  return ctx.marketReads;
+}
+
+function requireCoin(reads: MarketReads, coinId: string) {
+  const coin = reads.coin(coinId);
+  if (!coin) throw notFound('coin_not_found', `no coin with coinId ${coinId}`);
+  return coin;
+}
+
+export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/api/agent/resolve',
+      {
+        config: readRoute,
+        schema: {
+          summary: 'Resolve a symbol, slug or name to a coinId (best match by market-cap rank, plus alternatives)',
+          tags: ['agent', 'market'],
+          security,
+          querystring: Type.Object({
+            q: Type.Optional(Type.String({ maxLength: 100 })),
+            symbol: Type.Optional(Type.String({ maxLength: 100, description: 'alias of q' })),
+          }),
+          response: { 200: Type.Object({ query: Type.String(), match: Type.Union([CoinMatch, Type.Null()]), alternatives: Type.Array(CoinMatch) }), ...agentErrors },
+        },
+      },
+      async (request) => {
+        const query = request.query.q ?? request.query.symbol;
+        if (query === undefined || query.trim() === '') throw invalidRequest('query.q', 'q (or symbol) is required and must not be empty');
+        const result = resolveCoin(requireReads(ctx).coins(), query);
+        return { query: result.query, match: result.match && coinMatchView(result.match), alternatives: result.alternatives.map(coinMatchView) };
+      },
+    );
+
+    app.get(
+      '/api/agent/market/:coinId',
+      {
+        config: readRoute,
+        schema: {
+          summary: 'Market context of one coin: price, sentiment, Fear & Greed, related markets, similar coins',
+          tags: ['agent', 'market'],
+          security,
+          params: Type.Object({ coinId: Type.String({ minLength: 1, maxLength: 64 }) }),
+          response: { 200: OpenObject('market context (contract 2.7)'), 404: ErrorBody, ...agentErrors },
+        },
+      },
+      async (request) => {
+        const reads = requireReads(ctx);
+        const coin = requireCoin(reads, request.params.coinId);
+        const now = ctx.clock.now();
+        const quote = reads.quote(coin.coinId);
+        const freshness = spotFreshness(quote?.asOfMs ?? null, now);
+        const fearGreed = reads.fearGreed();
+        const similar = similarCoins(reads.coins(), coin.coinId, SIMILAR_LIMIT).map((s) => ({
+          coinId: s.coin.coinId,
+          slug: s.coin.slug,
+          symbol: s.coin.symbol,
+          name: s.coin.name,
+          marketCapRank: s.coin.rank,
+          sharedCategoryCount: s.sharedCategoryCount,
+        }));
+        const relatedMarkets = ((await ctx.relatedMarkets?.(coin.coinId)) ?? []).slice(0, 3);
+        const observation = buildObservation({
+          endpoint: 'GET /api/agent/market/{coinId}',
+          source: reads.source,
+          observedAtMs: now,
+          sourceAsOfMs: quote?.asOfMs ?? null,
+          freshness,
+          inputs: { coinId: coin.coinId },
+          dataset: { price: quote?.priceUsd ?? null, change24h: round(quote?.change24h ?? null, 4), relatedMarkets: relatedMarkets.length },
+          rowCount: 1,
+        });
+        request.ledgerNote = { ...request.ledgerNote, observation };
+        return {
+          coin: { coinId: coin.coinId, symbol: coin.symbol, name: coin.name, marketCapRank: coin.rank, categories: [...coin.categories] },
+          price: quote && {
+            usd: quote.priceUsd,
+            change1h: round(quote.change1h, 4),
+            change24h: round(quote.change24h, 4),
+            change7d: round(quote.change7d, 4),
+            marketCapUsd: quote.marketCapUsd === null ? null : Math.round(quote.marketCapUsd),
+            volume24hUsd: Math.round(quote.volume24hUsd),
+          },
+          sentiment: quote?.sentiment ?? { bullishVotes: 0, bearishVotes: 0, totalVotes: 0, bullishPct: null },
+          fearGreed,
+          relatedMarkets,
+          similarCoins: similar,
+          asOf: new Date(quote?.asOfMs ?? now).toISOString(),
+          freshness,
+          observation,
+        };
+      },
+    );
+
+    // Candle arrays are serialized once per market version and reused across requests.
+    const candleCache = new Map<string, { version: number; json: string; count: number }>();
+
+    app.get(
+      '/api/agent/market/:coinId/candles',
+      {
+        config: readRoute,
+        schema: {
+          summary: 'Sampled composite-price candles (oldest to newest; t in unix seconds; v = mean rolling 24 h USD volume)',
+          tags: ['agent', 'market'],
+          security,
+          params: Type.Object({ coinId: Type.String({ minLength: 1, maxLength: 64 }) }),
+          querystring: Type.Object({
+            range: Type.Optional(StringEnum(CANDLE_RANGE_NAMES, { default: DEFAULT_CANDLE_RANGE })),
+            fiat: Type.Optional(Type.String({ minLength: 3, maxLength: 3, default: 'USD' })),
+          }),
+          response: { 200: OpenObject('{coin {ucid, slug, symbol, name}, range, fiat, rateToUsd, candles[{t,o,h,l,c,v}], observation}'), 404: ErrorBody, ...agentErrors },
+        },
+      },
+      async (request, reply) => {
+        const reads = requireReads(ctx);
+        const range = (request.query.range ?? DEFAULT_CANDLE_RANGE) as CandleRange;
+        const fiat = (request.query.fiat ?? 'USD').toUpperCase();
+        const coin = requireCoin(reads, request.params.coinId);
+        const rateToUsd = reads.fiatRate(fiat);
+        if (rateToUsd === null) throw invalidRequest('query.fiat', `unsupported fiat currency ${fiat}`);
+        const now = ctx.clock.now();
+        const cacheKey = `${coin.coinId}|${range}|${fiat}`;
+        const version = reads.version();
+        let cached = candleCache.get(cacheKey);
+        if (!cached || cached.version !== version) {
+          const candles = convertCandles(reads.candles(coin.coinId, range), rateToUsd);
+          cached = { version, json: JSON.stringify(candles), count: candles.length };
+          candleCache.set(cacheKey, cached);
+        }
+        const quote = reads.price(coin.coinId);
+        const observation = buildObservation({
+          endpoint: 'GET /api/agent/market/{coinId}/candles',
+          source: reads.source,
+          observedAtMs: now,
+          sourceAsOfMs: quote?.asOfMs ?? null,
+          freshness: spotFreshness(quote?.asOfMs ?? null, now),
+          inputs: { coinId: coin.coinId, range, fiat },
+          dataset: { barSeconds: CANDLE_RANGES[range].barSeconds, version },
+          rowCount: cached.count,
+        });
+        request.ledgerNote = { ...request.ledgerNote, observation };
+        const head = JSON.stringify({ coin: { ucid: coin.coinId, slug: coin.slug, symbol: coin.symbol, name: coin.name }, range, fiat, rateToUsd });
+        reply.header('cache-control', `private, max-age=${CANDLES_MAX_AGE_SECONDS}`);
+        reply.type('application/json; charset=utf-8');
+        return `${head.slice(0, -1)},"candles":${cached.json},"observation":${JSON.stringify(observation)}}`;
+      },
+    );
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Starts the simulated market for a process: resumes from the stored checkpoint (catching
+ * up the minutes since) or, on an empty database, back-fills every candle range at once.
+ */
+import { CANDLE_RANGES, barOpenTime } from '../domain/candles.js';
+import type { Coin } from '../marketdata/coins.js';
+import { BarBook } from '../marketdata/sim/bar-book.js';
+import { backfill } from '../marketdata/sim/backfill.js';
+import { minuteIndexOf, type SimProfileName } from '../marketdata/sim/params.js';
+import { createSimUniverse } from '../marketdata/sim/universe.js';
+import { SimMarket } from '../marketdata/sim-market.js';
+import type { Db } from '../storage/db.js';
+import { upsertCoins } from '../storage/market-repo.js';
+import type { SimCheckpointMeta, SimStore } from '../storage/sim-store.js';
+import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
+
+export interface SimBootOptions {
+  db: Db;
+  store: SimStore;
+  coins: readonly Coin[];
+  seed: string;
+  profile: SimProfileName;
+  nowMs: number;
+  say?: (line: string) => void;
+}
+
+export interface RunningSimMarket {
+  market: SimMarket;
+  /** Stores the state and the bars changed since the last checkpoint (leader job). */
+  checkpoint(): Promise<void>;
+  /** How the market started: a cold back-fill or a resume (with the minutes caught up). */
+  start: { kind: 'cold'; minutes: number } | { kind: 'resume'; caughtUpMinutes: number };
+}
+
+/** The first minute whose sample the longest range (3M) still shows at nowMs. */
+export function historyStartMinute(nowMs: number): number {
+  const { barSeconds, count } = CANDLE_RANGES['3M'];
+  return ((barOpenTime(Math.floor(nowMs / 1000), barSeconds) - (count - 1) * barSeconds) * 1000) / 60_000;
+}
+
+export async function startSimMarket(options: SimBootOptions): Promise<RunningSimMarket> {
+  const { db, store, coins, seed, profile, nowMs } = options;
+  const say = options.say ?? (() => undefined);
+  const meta: SimCheckpointMeta = { seed, profile, universeHash: sha256Hex(canonicalJson(coins)).slice(0, 16) };
+  await upsertCoins(db, coins);
+  const nowMinute = minuteIndexOf(nowMs);
+  const stored = await store.load();
+  const resumable =
+    stored !== null &&
+    stored.seed === meta.seed &&
+    stored.profile === meta.profile &&
+    stored.universeHash === meta.universeHash &&
+    stored.state.minuteIndex >= historyStartMinute(nowMs) &&
+    stored.state.minuteIndex <= nowMinute;
+
+  let market: SimMarket;
+  let start: RunningSimMarket['start'];
+  if (resumable) {
+    const universe = createSimUniverse(coins, seed, profile);
+    market = new SimMarket(universe, stored.state, BarBook.fromRows(coins.length, stored.rows));
+    const caughtUpMinutes = nowMinute - stored.state.minuteIndex;
+    market.advanceTo(nowMs);
+    start = { kind: 'resume', caughtUpMinutes };
+    say(`  market: resumed the simulated market (seed ${seed}), caught up ${caughtUpMinutes} minute(s)`);
+    await store.save(meta, market.state, market.book.takeDirty(), market.book.windowStarts());
+  } else {
+    const fromMinute = historyStartMinute(nowMs);
+    const minutes = nowMinute - fromMinute;
+    say(`  market: back-filling ${Math.round(minutes / 1440)} days of simulated history for ${coins.length} coins (seed ${seed})…`);
+    const started = performance.now();
+    const result = backfill(coins, seed, fromMinute, nowMinute, { profile });
+    const book = new BarBook(coins.length);
+    book.mergeSeries(result.series);
+    market = new SimMarket(result.universe, result.state, book);
+    market.advanceTo(nowMs);
+    say(`  market: back-fill done in ${((performance.now() - started) / 1000).toFixed(1)} s; storing it…`);
+    await store.save(meta, market.state, book.allRows(), book.windowStarts(), { replaceAll: true });
+    start = { kind: 'cold', minutes };
+  }
+  return {
+    market,
+    start,
+    async checkpoint() {
+      const rows = market.book.takeDirty();
+      try {
+        await store.save(meta, market.state, rows, market.book.windowStarts());
+      } catch (error) {
+        market.book.markDirty(rows);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Decimal } from '../../../src/domain/money.js';
+import { edgeSizing, pmFill } from '../../../src/domain/pm/pricing.js';
+
+const book = { outcomeProbability: 50, spreadPoints: 2, liquidityUsd: 50_000 };
+
+describe('PM fill (paper_execution_v1)', () => {
+  it('fills at the ask plus slippage, keeps entryProbability at the mid and folds costs into shares', () => {
+    const fill = pmFill('yes', book, new Decimal(100))!;
+    expect(fill.entryProbability).toBe(50);
+    expect(fill.fillProbability).toBeCloseTo(51 + 0.1, 10);
+    expect(fill.feeRate).toBeCloseTo(0.018, 3);
+    expect(fill.sharesMusd.toNumber()).toBeCloseTo((100 * (1 - fill.feeRate)) / 0.511, 6);
+    expect(fill.sharesMusd.lessThan(200)).toBe(true); // less than a free fill at the mid
+    expect(fill.executionModel.feeBps).toBeGreaterThan(0);
+    expect(fill.executionModel.spreadBps).toBeGreaterThan(0);
+  });
+
+  it('prices a NO entry at 100 minus the outcome probability', () => {
+    const fill = pmFill('no', { ...book, outcomeProbability: 30 }, new Decimal(50))!;
+    expect(fill.entryProbability).toBe(70);
+    expect(fill.fillProbability).toBeGreaterThan(70);
+  });
+
+  it('grows slippage with stake and shrinks the fee toward the extremes', () => {
+    const small = pmFill('yes', book, new Decimal(10))!;
+    const large = pmFill('yes', book, new Decimal(2_000))!;
+    expect(large.executionModel.slippageBps).toBeGreaterThan(small.executionModel.slippageBps);
+    const extreme = pmFill('yes', { ...book, outcomeProbability: 97 }, new Decimal(10))!;
+    expect(extreme.feeRate).toBeLessThan(small.feeRate / 5);
+  });
+
+  it('refuses an unpriced outcome', () => {
+    expect(pmFill('yes', { ...book, outcomeProbability: 0 }, new Decimal(10))).toBeNull();
+    expect(pmFill('yes', { ...book, outcomeProbability: 100 }, new Decimal(10))).toBeNull();
+  });
+
+  it('never pays out less than the stake back at certainty nor more than stake / mid (property)', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 1, max: 99, noNaN: true }), fc.double({ min: 0, max: 10, noNaN: true }), fc.integer({ min: 10, max: 100_000 }), (p, spread, stake) => {
+        const fill = pmFill('yes', { outcomeProbability: p, spreadPoints: spread, liquidityUsd: 20_000 }, new Decimal(stake))!;
+        expect(fill.sharesMusd.toNumber()).toBeLessThanOrEqual((stake / (p / 100)) * (1 + 1e-9));
+        expect(fill.sharesMusd.toNumber()).toBeGreaterThan(stake * 0.9);
+      }),
+    );
+  });
+});
+
+describe('edge sizing (quarter Kelly, capped)', () => {
+  it('suggests a capped quarter-Kelly stake and flags no edge', () => {
+    const s = edgeSizing(60, 50, 1_000);
+    expect(s.kellyFraction).toBeCloseTo(0.2, 10);
+    expect(s.appliedFraction).toBeCloseTo(0.05, 10); // 0.25 × 0.2 = 0.05, at the cap
+    expect(s.suggestedStakeMusd).toBe(50);
+    expect(edgeSizing(40, 50, null)).toMatchObject({ noEdge: true, appliedFraction: 0, suggestedStakeMusd: null });
+  });
+});
