@@ -10,6 +10,7 @@ import { installLedger } from './http/plugins/ledger.js';
 import { installPublicRateLimit } from './http/plugins/rate-limit.js';
 import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
+import { arenaRoutes } from './http/routes/arena/index.js';
 import { meRoute } from './http/routes/agent/me.js';
 import { systemRoutes } from './http/routes/system.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
@@ -99,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminRoutes(ctx));
   await app.register(meRoute);
   await app.register(ledgerRoutes(ctx));
+  await app.register(arenaRoutes(ctx));
   if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
 
   app.addHook('onClose', async () => {

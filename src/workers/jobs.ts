@@ -3,6 +3,7 @@ import type { Database } from '../storage/db.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import { pruneLedgerRows } from '../storage/ledger-repo.js';
 import type { Job } from './scheduler.js';
+import { arenaJobs } from '../services/arena-jobs.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -23,5 +24,6 @@ export function buildJobs(deps: JobDeps): Job[] {
         await pruneLedgerRows(deps.database.db, new Date(nowMs - RETENTION_DAYS * DAY_MS), PRUNE_BATCH_MAX);
       },
     },
+    ...arenaJobs(deps),
   ];
 }

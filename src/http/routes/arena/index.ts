@@ -1,0 +1,12 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ArenaBoards } from '../../../services/arena-board.js';
+import type { AppContext } from '../../context.js';
+import { leaderboardRoutes } from './leaderboard.js';
+
+/** Every public Arena and competition read, plus the owners' competition admin routes. */
+export function arenaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const boards = new ArenaBoards(ctx.database.db, ctx.clock);
+    await app.register(leaderboardRoutes(ctx, boards));
+  };
+}
