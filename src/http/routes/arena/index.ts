@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ArenaBoards } from '../../../services/arena-board.js';
 import type { AppContext } from '../../context.js';
+import { adminCompetitionRoutes } from './admin-competitions.js';
+import { competitionRoutes } from './competitions.js';
 import { leaderboardRoutes } from './leaderboard.js';
 
 /** Every public Arena and competition read, plus the owners' competition admin routes. */
@@ -8,5 +10,7 @@ export function arenaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const boards = new ArenaBoards(ctx.database.db, ctx.clock);
     await app.register(leaderboardRoutes(ctx, boards));
+    await app.register(competitionRoutes(ctx));
+    await app.register(adminCompetitionRoutes(ctx));
   };
 }
