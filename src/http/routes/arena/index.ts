@@ -3,6 +3,7 @@ import { ArenaBoards } from '../../../services/arena-board.js';
 import type { AppContext } from '../../context.js';
 import { adminCompetitionRoutes } from './admin-competitions.js';
 import { competitionRoutes } from './competitions.js';
+import { decisionRoutes } from './decisions.js';
 import { leaderboardRoutes } from './leaderboard.js';
 
 /** Every public Arena and competition read, plus the owners' competition admin routes. */
@@ -11,6 +12,7 @@ export function arenaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     const boards = new ArenaBoards(ctx.database.db, ctx.clock);
     await app.register(leaderboardRoutes(ctx, boards));
     await app.register(competitionRoutes(ctx));
+    await app.register(decisionRoutes(ctx));
     await app.register(adminCompetitionRoutes(ctx));
   };
 }
