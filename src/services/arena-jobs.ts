@@ -3,6 +3,7 @@ import { insertRankSnapshot, pruneRankSnapshots } from '../storage/arena-board-r
 import type { Database } from '../storage/db.js';
 import type { Job } from '../workers/scheduler.js';
 import { ArenaBoards } from './arena-board.js';
+import { freezeScorecardRuns } from './arena-scorecards.js';
 
 const HOUR_MS = 3_600_000;
 /** Snapshots older than this are never the newest ≥ 6 h old one of an hourly series. */
@@ -25,5 +26,14 @@ export async function takeRankSnapshots(database: Database, nowMs: number): Prom
 }
 
 export function arenaJobs(deps: { database: Database }): Job[] {
-  return [{ name: 'arena-rank-snapshots', intervalMs: HOUR_MS, run: (nowMs) => takeRankSnapshots(deps.database, nowMs) }];
+  return [
+    { name: 'arena-rank-snapshots', intervalMs: HOUR_MS, run: (nowMs) => takeRankSnapshots(deps.database, nowMs) },
+    {
+      name: 'arena-scorecard-runs',
+      intervalMs: 6 * HOUR_MS,
+      async run(nowMs) {
+        await freezeScorecardRuns(deps.database.db, nowMs);
+      },
+    },
+  ];
 }

@@ -5,6 +5,7 @@ import { adminCompetitionRoutes } from './admin-competitions.js';
 import { competitionRoutes } from './competitions.js';
 import { decisionRoutes } from './decisions.js';
 import { leaderboardRoutes } from './leaderboard.js';
+import { scorecardRoutes } from './scorecards.js';
 
 /** Every public Arena and competition read, plus the owners' competition admin routes. */
 export function arenaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -13,6 +14,7 @@ export function arenaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     await app.register(leaderboardRoutes(ctx, boards));
     await app.register(competitionRoutes(ctx));
     await app.register(decisionRoutes(ctx));
+    await app.register(scorecardRoutes(ctx));
     await app.register(adminCompetitionRoutes(ctx));
   };
 }
