@@ -56,6 +56,9 @@ export class ArenaBoards {
   private readonly boards = new Map<BoardWindow, Board>();
   private readonly building = new Map<string, Promise<Board>>();
   private readonly snapshots = new Map<number, Map<number, number>>();
+  /** Served rows per board state, page and minute (badges and rankDelta move with time). */
+  private readonly pages = new Map<string, Promise<unknown[]>>();
+  private readonly snapshotIds = new Map<string, Promise<number | null>>();
   private contractRecord: ArenaContract | null = null;
 
   constructor(
@@ -111,7 +114,16 @@ export class ArenaBoards {
   /** `GET /api/arena`. */
   async leaderboard(window: BoardWindow, page: number, pageSize: number) {
     const board = await this.board(window);
-    const slice = board.entries.slice((page - 1) * pageSize, page * pageSize);
+    const minute = Math.floor(this.clock.now() / 60_000);
+    const cacheKey = `${board.key}|${page}|${pageSize}|${minute}`;
+    let rows = this.pages.get(cacheKey);
+    if (!rows) {
+      const slice = board.entries.slice((page - 1) * pageSize, page * pageSize);
+      rows = this.rows(board, slice);
+      if (this.pages.size >= 500) this.pages.clear();
+      this.pages.set(cacheKey, rows);
+      rows.catch(() => this.pages.delete(cacheKey));
+    }
     return {
       page,
       pageSize,
@@ -120,7 +132,7 @@ export class ArenaBoards {
       contract: await this.contract(),
       window,
       source: 'live' as const,
-      rows: await this.rows(board, slice),
+      rows: await rows,
       asOf: new Date(this.clock.now()).toISOString(),
     };
   }
@@ -195,7 +207,16 @@ export class ArenaBoards {
   }
 
   private async previousRanks(window: BoardWindow, now: number): Promise<Map<number, number> | null> {
-    const id = await findRankSnapshotId(this.db, window, now - RANK_DELTA_MIN_AGE_MS);
+    // The newest snapshot ≥ 6 h old only moves when time passes an hourly snapshot; look it up once a minute.
+    const idKey = `${window}|${Math.floor(now / 60_000)}`;
+    let lookup = this.snapshotIds.get(idKey);
+    if (!lookup) {
+      lookup = findRankSnapshotId(this.db, window, now - RANK_DELTA_MIN_AGE_MS);
+      if (this.snapshotIds.size >= 100) this.snapshotIds.clear();
+      this.snapshotIds.set(idKey, lookup);
+      lookup.catch(() => this.snapshotIds.delete(idKey));
+    }
+    const id = await lookup;
     if (id === null) return null;
     let ranks = this.snapshots.get(id);
     if (!ranks) {

@@ -11,6 +11,7 @@ import { roundMusd } from '../arena/stats.js';
 import {
   countOpportunities,
   countResolvedDecisions,
+  latestDecisionMarker,
   listOpportunities,
   listResolvedDecisions,
   type DecisionRow,
@@ -148,7 +149,27 @@ export function decisionArtifact(r: DecisionRow) {
 export const DATASET_DESCRIPTION =
   'Resolved paper prediction-market decisions of public agents: the market probability paid, the agent\'s own forecast when it reported one, the settled result and PnL net of modeled costs. Paper trades in a simulated market; agentModel is self-reported; no model reasoning is included.';
 
+/**
+ * Totals are counted at most once a minute per filter (and again as soon as a new decision is
+ * written): the dataset is served with a 5-minute cache anyway, and counting every request
+ * would scan the whole resolved set.
+ */
+const COUNT_TTL_MS = 60_000;
+const countsByDb = new WeakMap<object, Map<string, { at: number; value: Promise<number> }>>();
+function cachedCount(db: Queryable, key: string, nowMs: number, count: () => Promise<number>): Promise<number> {
+  let counts = countsByDb.get(db);
+  if (!counts) countsByDb.set(db, (counts = new Map()));
+  const hit = counts.get(key);
+  if (hit && nowMs - hit.at < COUNT_TTL_MS && nowMs >= hit.at) return hit.value;
+  const value = count();
+  if (counts.size >= 1000) counts.clear();
+  counts.set(key, { at: nowMs, value });
+  value.catch(() => counts!.delete(key));
+  return value;
+}
+
 export interface DatasetQuery {
+  nowMs: number;
   limit: number;
   cursor: DatasetCursor;
   cursorText: string | null;
@@ -162,7 +183,8 @@ export interface DatasetQuery {
 export async function decisionsPage(db: Queryable, q: DatasetQuery) {
   const none = q.matchesNothing;
   const decisions = none ? [] : await listResolvedDecisions(db, q.cursor.d, q.limit, q.keyId);
-  const count = none ? 0 : await countResolvedDecisions(db, q.keyId);
+  const marker = none ? '' : await latestDecisionMarker(db);
+  const count = none ? 0 : await cachedCount(db, `d|${q.keyId}|${marker}`, q.nowMs, () => countResolvedDecisions(db, q.keyId));
   const decisionsHasMore = decisions.length > q.limit;
   const pageDecisions = decisions.slice(0, q.limit);
   let opportunities: DecisionRow[] = [];
@@ -172,7 +194,7 @@ export async function decisionsPage(db: Queryable, q: DatasetQuery) {
     const rows = await listOpportunities(db, q.cursor.o, q.limit, q.keyId);
     opportunitiesHasMore = rows.length > q.limit;
     opportunities = rows.slice(0, q.limit);
-    opportunityCount = await countOpportunities(db, q.keyId);
+    opportunityCount = await cachedCount(db, `o|${q.keyId}|${marker}`, q.nowMs, () => countOpportunities(db, q.keyId));
   }
   const hasMore = decisionsHasMore || opportunitiesHasMore;
   const next: DatasetCursor = {

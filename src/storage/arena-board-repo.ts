@@ -43,15 +43,13 @@ function foldVenueRows(rows: VenueRow[]): Map<number, VenueCounts> {
 
 const publicKeyFilter = sql`k.is_public and k.revoked_at is null`;
 
-/** Changes whenever a trade lands or a public identity changes (publish, rename, revoke). */
+/** Changes whenever a trade lands or a key changes (publish, rename, revoke): two index reads. */
 export async function boardFingerprint(db: Queryable): Promise<string> {
-  const [row] = await queryRows<{ t: string | number; k: string | null }>(
+  const [row] = await queryRows<{ t: string | number; k: string | number }>(
     db,
-    sql`select (select coalesce(max(id), 0) from closed_trades) as t,
-      (select md5(string_agg(k.id::text || ':' || coalesce(k.agent_name, '') || ':' || coalesce(k.agent_model, ''), ',' order by k.id))
-         from api_keys k where ${publicKeyFilter}) as k`,
+    sql`select (select coalesce(max(id), 0) from closed_trades) as t, (select version from arena_identity_version where id = 1) as k`,
   );
-  return `${row?.t}:${row?.k ?? ''}`;
+  return `${row?.t}:${row?.k}`;
 }
 
 /** Every public, unrevoked agent with its all-time aggregates (zeros without trades). */

@@ -282,3 +282,12 @@ export async function listOpenedDecisionsOfKey(db: Queryable, keyId: number): Pr
   );
   return rows.map(normalize);
 }
+
+/** Newest decision id and the key-identity version: a new record or a publish change shows at once. */
+export async function latestDecisionMarker(db: Queryable): Promise<string> {
+  const [row] = await queryRows<{ d: string | number; k: string | number }>(
+    db,
+    sql`select (select coalesce(max(id), 0) from arena_decisions) as d, (select version from arena_identity_version where id = 1) as k`,
+  );
+  return `${row?.d}:${row?.k}`;
+}

@@ -247,3 +247,8 @@ export const arenaScorecardRuns = pgTable('arena_scorecard_runs', {
   metricsHash: text('metrics_hash').notNull(),
   contributions: jsonb('contributions').notNull(),
 });
+
+export const arenaIdentityVersion = pgTable('arena_identity_version', {
+  id: integer('id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+});

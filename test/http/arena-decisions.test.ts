@@ -230,6 +230,8 @@ describe('Decision records, the decisions dataset and artifacts', () => {
     const before = (await get(`/api/arena/decisions/${uuids.pending}`)).body;
     const settled = await db.transaction((tx) => settleDecision(tx, { positionId: 'pm-5' }, { label: 'won', pnlMusd: new Decimal(5), settledAtMs: t.clock.now() }));
     expect(settled.contentHash).toBe(before.contentHash);
+    // Totals are recounted at most once a minute (the dataset is cached 5 minutes anyway).
+    t.clock.advance(60_000);
     expect((await get('/api/arena/decisions')).body.count).toBe(4);
   });
 });

@@ -32,6 +32,24 @@ CREATE TABLE arena_agent_days (
 );
 CREATE INDEX arena_agent_days_day_idx ON arena_agent_days (day, key_id);
 
+-- Bumped by any change to keys (publish, unpublish, rename, revoke, new key), so the board
+-- cache knows public identities changed without reading every key.
+CREATE TABLE arena_identity_version (
+  id integer PRIMARY KEY CHECK (id = 1),
+  version bigint NOT NULL
+);
+INSERT INTO arena_identity_version (id, version) VALUES (1, 0);
+
+CREATE FUNCTION arena_bump_identity_version() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE arena_identity_version SET version = version + 1 WHERE id = 1; --
+  RETURN NULL; --
+END
+$$;
+
+CREATE TRIGGER api_keys_arena_identity AFTER INSERT OR UPDATE OR DELETE ON api_keys
+  FOR EACH STATEMENT EXECUTE FUNCTION arena_bump_identity_version();
+
 -- Rolling 24 h boards read recent trades directly.
 CREATE INDEX arena_closed_trades_closed_at_idx ON closed_trades (closed_at);
 

@@ -11,6 +11,7 @@ import { invalidRequest, notFound } from '../../errors.js';
 import { StringEnum } from '../../schemas.js';
 import { CACHE, OpenResponse, publicErrors, tags } from './schemas.js';
 
+const LINES_PER_CHUNK = 50;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `GET /api/arena/decisions` (dataset) and `GET /api/arena/decisions/{decisionUuid}` (artifact). */
@@ -49,6 +50,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         }
         const lines = q.format !== 'json';
         const page = await decisionsPage(db, {
+          nowMs: ctx.clock.now(),
           limit: q.limit,
           cursor,
           cursorText: q.cursor || null,
@@ -62,11 +64,13 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         reply.header('x-has-more', String(pagination.hasMore));
         reply.header('x-next-cursor', pagination.nextCursor ?? '');
         if (!lines) return page.envelope;
-        // One decision per line, written as it is serialized.
+        // One decision per line, serialized as the stream is read (in chunks of lines, not one write per row).
         const rows = page.rows;
         const stream = Readable.from(
           (function* () {
-            for (const row of rows) yield `${JSON.stringify(decisionRecord(row))}\n`;
+            for (let i = 0; i < rows.length; i += LINES_PER_CHUNK) {
+              yield rows.slice(i, i + LINES_PER_CHUNK).map((row) => `${JSON.stringify(decisionRecord(row))}\n`).join('');
+            }
           })(),
         );
         return reply.type('application/x-ndjson').send(stream);
