@@ -250,7 +250,8 @@ export async function listResolvedDecisions(db: Queryable, afterId: number, limi
 export async function countResolvedDecisions(db: Queryable, keyId: number | null): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
     db,
-    sql`select count(*)::int as n from arena_decisions d where ${resolvedOpen} and ${agentFilter(keyId)} and ${publicKey}`,
+    sql`select count(*)::int as n from arena_decisions d join api_keys k on k.id = d.key_id
+        where ${resolvedOpen} and ${agentFilter(keyId)} and k.is_public and k.revoked_at is null`,
   );
   return row?.n ?? 0;
 }
@@ -269,7 +270,8 @@ export async function listOpportunities(db: Queryable, afterId: number, limit: n
 export async function countOpportunities(db: Queryable, keyId: number | null): Promise<number> {
   const [row] = await queryRows<{ n: number }>(
     db,
-    sql`select count(*)::int as n from arena_decisions d where d.opportunity_kind <> 'opened' and ${agentFilter(keyId)} and ${publicKey}`,
+    sql`select count(*)::int as n from arena_decisions d join api_keys k on k.id = d.key_id
+        where d.opportunity_kind <> 'opened' and ${agentFilter(keyId)} and k.is_public and k.revoked_at is null`,
   );
   return row?.n ?? 0;
 }

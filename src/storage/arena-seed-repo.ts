@@ -64,5 +64,7 @@ export async function seedArenaBenchData(db: Queryable, s: BenchSeed): Promise<n
       case when g % 2 = 0 then 100 else -100 end, case when g % 2 = 0 then 0.25 else 0.25 end, 0.2,
       '{"v":1,"capturedAt":"2026-01-01T00:00:00.000Z","chosenProbability":50,"volume24h":1000,"liquidity":500,"spread":2,"bestBid":49,"bestAsk":51,"referenceProbability":52,"referenceVenueCount":2}'::jsonb
     from generate_series(1, ${s.decisions}) g, lateral (select ${firstId} + (g % 100) as k) kk`);
+  // Fresh statistics, as autovacuum would gather after a load this size.
+  await db.execute(sql`analyze`);
   return firstId;
 }
