@@ -30,6 +30,12 @@ import type { Clock } from '../util/clock.js';
 const DAY_MS = 86_400_000;
 /** rankDelta compares with the newest snapshot of the same window at least this old. */
 export const RANK_DELTA_MIN_AGE_MS = 6 * 3_600_000;
+/**
+ * From this many public agents a rebuild takes long enough that readers keep the previous
+ * board while one rebuild runs in the background (stale-while-revalidate); smaller boards are
+ * rebuilt before answering, so they are always exact.
+ */
+export const BACKGROUND_REBUILD_MIN_AGENTS = 1000;
 
 export interface BoardEntry {
   agent: AllTimeAgent;
@@ -54,7 +60,7 @@ export interface Board {
  */
 export class ArenaBoards {
   private readonly boards = new Map<BoardWindow, Board>();
-  private readonly building = new Map<string, Promise<Board>>();
+  private readonly building = new Map<BoardWindow, { key: string; promise: Promise<Board> }>();
   private readonly snapshots = new Map<number, Map<number, number>>();
   /** Served rows per board state, page and minute (badges and rankDelta move with time). */
   private readonly pages = new Map<string, Promise<unknown[]>>();
@@ -76,14 +82,24 @@ export class ArenaBoards {
     const key = `${window}|${await boardFingerprint(this.db)}|${windowTimeBucket(window, now)}`;
     const cached = this.boards.get(window);
     if (cached?.key === key) return cached;
-    let pending = this.building.get(key);
-    if (!pending) {
-      pending = this.build(window, now, key).finally(() => this.building.delete(key));
-      this.building.set(key, pending);
+    const big = cached !== undefined && cached.entries.length >= BACKGROUND_REBUILD_MIN_AGENTS;
+    // One build per window at a time, whatever the fingerprint.
+    const running = this.building.get(window);
+    if (running) {
+      if (big) return cached;
+      if (running.key === key) return running.promise;
+      await running.promise.catch(() => undefined);
+      return this.board(window);
     }
-    const board = await pending;
-    this.boards.set(window, board);
-    return board;
+    const promise = this.build(window, now, key)
+      .then((board) => {
+        this.boards.set(window, board);
+        return board;
+      })
+      .finally(() => this.building.delete(window));
+    promise.catch(() => undefined);
+    this.building.set(window, { key, promise });
+    return big ? cached : promise;
   }
 
   private async build(window: BoardWindow, now: number, key: string): Promise<Board> {
