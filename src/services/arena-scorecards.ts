@@ -1,7 +1,7 @@
 import { handleFor } from '../domain/api-keys.js';
 import { EVALUATION_POLICY_VERSION, EXECUTION_POLICY_VERSION } from '../arena/decisions.js';
 import { trackA, trackB } from '../arena/scorecard.js';
-import { listOpenedDecisionsOfKey } from '../storage/arena-decisions-repo.js';
+import { listDecisionScores } from '../storage/arena-decisions-repo.js';
 import { insertRun, latestRunOf, listScorecardCandidates, loadRealizedSeries, type RunRow } from '../storage/arena-scorecards-repo.js';
 import type { Queryable } from '../storage/db.js';
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
@@ -11,7 +11,7 @@ const runRef = (run: RunRow | null) => (run ? { id: run.id, computedAt: run.comp
 /** Both tracks of one agent, computed now, plus what a run freezes beside them. */
 export async function computeScorecard(db: Queryable, keyId: number) {
   const { realized, tradeCount } = await loadRealizedSeries(db, keyId);
-  const decisions = await listOpenedDecisionsOfKey(db, keyId);
+  const decisions = await listDecisionScores(db, keyId);
   const pmEntries = decisions
     .filter((d) => (d.settlementLabel === 'won' || d.settlementLabel === 'lost') && d.marketProbability !== null)
     .map((d) => ({ probability: d.marketProbability!, won: d.settlementLabel === 'won' }));

@@ -276,13 +276,21 @@ export async function countOpportunities(db: Queryable, keyId: number | null): P
   return row?.n ?? 0;
 }
 
-/** Every opened PM decision of one key (scorecards). */
-export async function listOpenedDecisionsOfKey(db: Queryable, keyId: number): Promise<DecisionRow[]> {
-  const rows = await queryRows<DecisionRow>(
+export interface DecisionScoreRow {
+  settlementLabel: SettlementLabel | null;
+  agentForecastProbability: number | null;
+  marketProbability: number | null;
+  referenceProbability: number | null;
+}
+
+/** What scorecards need of every opened PM decision of one key. */
+export async function listDecisionScores(db: Queryable, keyId: number): Promise<DecisionScoreRow[]> {
+  return queryRows<DecisionScoreRow>(
     db,
-    sql`select ${decisionColumns} from arena_decisions d where d.key_id = ${keyId} and d.opportunity_kind = 'opened' order by d.id`,
+    sql`select d.settlement_label as "settlementLabel", d.agent_forecast_probability as "agentForecastProbability",
+          d.market_probability as "marketProbability", d.reference_probability as "referenceProbability"
+        from arena_decisions d where d.key_id = ${keyId} and d.opportunity_kind = 'opened' order by d.id`,
   );
-  return rows.map(normalize);
 }
 
 /** Newest decision id and the key-identity version: a new record or a publish change shows at once. */

@@ -204,8 +204,10 @@ describe('Arena leaderboard and profiles', () => {
     expect(handles((await get('/api/arena?pageSize=50')).body.rows)).toContain(`a${ids.charlie}-charlie`);
   });
 
-  it('keeps the aggregates equal to a full recomputation from the trade log', async () => {
+  it('keeps the aggregates equal to a full recomputation from the trade log, also under concurrent writers', async () => {
     const db = t.testDb.database.db;
+    const busy = [await agentKey(db, 'Busy One'), await agentKey(db, 'Busy Two')];
+    await Promise.all(Array.from({ length: 40 }, (_, i) => trade(db, busy[i % 2]!, i % 3 === 0 ? 'pm' : 'spot', (i % 5) - 2, t.clock.now())));
     const fromLog = await queryRows<Record<string, unknown>>(
       db,
       sql`select key_id, venue, coalesce(sum(realized_pnl), 0)::numeric::text as pnl, count(*)::int as n,
