@@ -6,6 +6,7 @@ import type { Job } from './scheduler.js';
 import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.js';
 import { matchRestingOrders, SPOT_MATCHING_INTERVAL_MS } from './spot-matching.js';
 import { futuresRiskJob } from './futures-risk-job.js';
+import { arenaJobs } from '../services/arena-jobs.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -44,6 +45,7 @@ export function buildJobs(deps: JobDeps): Job[] {
       },
     },
     futuresRiskJob(deps),
+    ...arenaJobs(deps),
   ];
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;
