@@ -11,6 +11,7 @@ import { installPublicRateLimit } from './http/plugins/rate-limit.js';
 import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
 import { meRoute } from './http/routes/agent/me.js';
+import { pmRoutes } from './http/routes/pm/index.js';
 import { systemRoutes } from './http/routes/system.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
@@ -99,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminRoutes(ctx));
   await app.register(meRoute);
   await app.register(ledgerRoutes(ctx));
+  await app.register(pmRoutes(ctx));
   if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
 
   app.addHook('onClose', async () => {

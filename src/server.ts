@@ -28,7 +28,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     role === 'api'
       ? null
       : new Scheduler(
-          buildJobs({ database, market: app.ctx.market }),
+          buildJobs({ database, market: app.ctx.market, config }),
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
           systemClock,
           app.log,

@@ -36,6 +36,8 @@ export interface PmIngestOptions {
   adapters?: VenueAdapter[];
   /** Back-fill our capture history on an empty database (sim only). */
   backfill?: boolean;
+  /** How far back the back-fill reaches (default 30 days; tests use less). */
+  backfillWindowMs?: number;
 }
 
 interface Known {
@@ -166,7 +168,7 @@ export class PmIngest {
 
   /** Fills an empty database with 30 days of simulated captures and the resolved archive. */
   async backfill(nowMs: number): Promise<void> {
-    const { captures, states, whales } = this.world.backfill(nowMs, BACKFILL_WINDOW_MS);
+    const { captures, states, whales } = this.world.backfill(nowMs, this.options.backfillWindowMs ?? BACKFILL_WINDOW_MS);
     const archive = this.world.archive();
     const kinds = new Map(states.map((s) => [`${s.source}/${s.slug}`, s.kind]));
     const sparks = new Map<string, { spark: SparkEntry[]; last: number }>();
@@ -181,13 +183,9 @@ export class PmIngest {
       const sp = sparks.get(`${s.source}/${s.slug}`);
       return rowOf(s, sp ? ({ spark: sp.spark, lastCaptureAt: sp.last } as Known) : undefined, nowMs, false);
     });
-    let t0 = performance.now();
     await upsertPmMarkets(this.database.db, rows);
-    console.log('markets', performance.now() - t0); t0 = performance.now();
     await insertPmCaptures(this.database.db, captures.map((c) => captureRow(c, kinds.get(`${c.source}/${c.slug}`) ?? 'binary')));
-    console.log('captures', performance.now() - t0); t0 = performance.now();
     await insertPmWhales(this.database.db, whales.map((w) => whaleRow(w, w.tradedAtMs)));
-    console.log('whales', performance.now() - t0);
   }
 
   /** One ingest pass at `nowMs`. */

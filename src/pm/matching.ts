@@ -178,8 +178,15 @@ export function matchMarkets(inputs: MatchInput[]): MatchResult[] {
     }
     const key = `pmc_${createHash('sha256').update(root).digest('hex').slice(0, 16)}`;
     // The anchor: a member whose text says what "Yes" means, positively phrased, most liquid.
+    // Multi-outcome: prefer the outcome-name set most members share.
+    const nameSet = (m: MatchInput) => m.outcomes.map(normName).sort().join('|');
+    const agree = (m: MatchInput) => (m.kind === 'multi' ? members.filter((x) => nameSet(x) === nameSet(m)).length : 0);
     const anchor = [...members].sort(
-      (a, b) => Number(b.an.polarity === 1) - Number(a.an.polarity === 1) || b.liquidity - a.liquidity || (a.source + a.slug).localeCompare(b.source + b.slug),
+      (a, b) =>
+        Number(b.an.polarity === 1) - Number(a.an.polarity === 1) ||
+        agree(b) - agree(a) ||
+        b.liquidity - a.liquidity ||
+        (a.source + a.slug).localeCompare(b.source + b.slug),
     )[0]!;
     for (const m of members) {
       const sig = signature(m.kind, m.an.set);

@@ -110,14 +110,15 @@ export async function recentLeaderPoints(db: Queryable, keys: { source: string; 
   return out;
 }
 
-export async function capturePoints(db: Queryable, source: string, slug: string, fromMs: number, toMs: number): Promise<{ t: number; p: number }[]> {
-  const rows = await queryRows<{ t: string; p: number }>(
+/** Captured probability of outcome `index` (0..1) in a window, oldest first. */
+export async function capturePoints(db: Queryable, source: string, slug: string, fromMs: number, toMs: number, index: number): Promise<{ t: number; p: number }[]> {
+  const rows = await queryRows<{ t: string; p: number | string | null }>(
     db,
-    sql`select (extract(epoch from captured_at) * 1000)::bigint as t, leader_p as p from pm_captures
+    sql`select (extract(epoch from captured_at) * 1000)::bigint as t, (probabilities ->> ${index}::int)::double precision as p from pm_captures
         where source = ${source} and slug = ${slug} and captured_at >= ${new Date(fromMs).toISOString()}::timestamptz
         and captured_at <= ${new Date(toMs).toISOString()}::timestamptz order by captured_at`,
   );
-  return rows.map((r) => ({ t: Number(r.t), p: r.p }));
+  return rows.filter((r) => r.p !== null).map((r) => ({ t: Number(r.t), p: Math.round(Number(r.p) * 10) / 1000 }));
 }
 
 /** Daily volume points from our captures (the last capture of each UTC day). */

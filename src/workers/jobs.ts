@@ -1,6 +1,7 @@
 import { RETENTION_DAYS } from '../ledger/run-manifest.js';
 import type { Database } from '../storage/db.js';
 import type { MarketFeed } from '../marketdata/feed.js';
+import { pmJobs, type PmJobConfig } from '../pm/jobs.js';
 import { pruneLedgerRows } from '../storage/ledger-repo.js';
 import type { Job } from './scheduler.js';
 
@@ -11,6 +12,8 @@ const PRUNE_BATCH_MAX = 5000;
 export interface JobDeps {
   database: Database;
   market: MarketFeed;
+  /** Seed, profile and data mode for the PM venue ingest (default: sim with the default seed). */
+  config?: PmJobConfig;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
@@ -23,5 +26,6 @@ export function buildJobs(deps: JobDeps): Job[] {
         await pruneLedgerRows(deps.database.db, new Date(nowMs - RETENTION_DAYS * DAY_MS), PRUNE_BATCH_MAX);
       },
     },
+    ...pmJobs(deps.database, deps.config ?? { simSeed: 'paper-arena', simProfile: 'realistic', marketData: { kind: 'sim' } }),
   ];
 }

@@ -370,7 +370,7 @@ function buildQuestion(seed: string, key: string, openAt: number, endAt: number,
       outcomes,
       liquidity,
       volumeRatePerHour: liquidity * (0.02 + d.u(100 + vi) * 0.08),
-      settleDelayMs: Math.floor(d.u(120 + vi) * 2 * HOUR_MS),
+      settleDelayMs: Math.floor(d.u(120 + vi) * (flash ? 2 * 60_000 : 2 * HOUR_MS)),
       resolvedAtVerified: d.u(140 + vi) < venue.verifiedTimeShare,
     });
   });
