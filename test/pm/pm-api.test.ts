@@ -30,6 +30,8 @@ describe('overview and events', () => {
     expect(r.status).toBe(200);
     expect(r.headers['cache-control']).toMatch(/max-age=\d+/);
     expect(r.headers['x-data-attribution']).toMatch(/Polymarket/);
+    // Keyless, but under the per-IP public budget.
+    expect(r.headers['ratelimit-limit']).toBe('100000');
     const { stats, highlights, categories, bySource, byCategory, updatedAt } = r.body;
     expect(stats.totalMarkets).toBe(stats.totalOpenMarkets + stats.totalClosedMarkets);
     expect(stats.totalOpenMarkets).toBeGreaterThan(50);
