@@ -9,6 +9,7 @@ import {
   insertPmCaptures,
   insertPmWhales,
   loadPmMarkets,
+  prunePmCaptures,
   prunePmStreamEvents,
   publishPmStreamEvent,
   recordVenueAttempt,
@@ -27,6 +28,9 @@ import { appendSpark, changeOver, leaderIndex, SPARK_WINDOW_MS, type SparkEntry 
 
 export const BACKFILL_WINDOW_MS = 30 * DAY_MS;
 const DELTAS_TOP = 10;
+const DELTAS_EVERY_MS = 15_000;
+/** Our captures are kept this long. */
+const CAPTURE_RETENTION_MS = 120 * DAY_MS;
 
 
 export interface PmIngestOptions {
@@ -57,6 +61,8 @@ function rowOf(m: MarketState, known: Known | undefined, nowMs: number, captured
   let spark = known?.spark ?? [];
   if (captured) spark = appendSpark(spark, [nowMs, ...probs]);
   const li = leaderIndex(m, probs);
+  // Changes always compare the current price with the captured past, captured this run or not.
+  const series = captured ? spark : [...spark.filter((e) => e[0]! < nowMs), [nowMs, ...probs]];
   return {
     source: m.source,
     slug: m.slug,
@@ -70,8 +76,8 @@ function rowOf(m: MarketState, known: Known | undefined, nowMs: number, captured
     volume: m.volume,
     volume24h: m.volume24h,
     liquidity: m.liquidity,
-    priceChange24h: m.status === 'open' ? changeOver(spark, li, nowMs, DAY_MS) : null,
-    priceChange7d: m.status === 'open' ? changeOver(spark, li, nowMs, 7 * DAY_MS) : null,
+    priceChange24h: m.status === 'open' ? changeOver(series, li, nowMs, DAY_MS) : null,
+    priceChange7d: m.status === 'open' ? changeOver(series, li, nowMs, 7 * DAY_MS) : null,
     startAt: m.startAtMs === null ? null : new Date(m.startAtMs),
     endAt: m.endAtMs === null ? null : new Date(m.endAtMs),
     closedAt: m.closedAtMs === null ? null : new Date(m.closedAtMs),
@@ -133,6 +139,8 @@ export class PmIngest {
   private lastRunAt: number | null = null;
   private lastMatchSize = -1;
   private lastMatchAt = 0;
+  private lastDeltasAt: number | null = null;
+  private readonly pushed = new Set<string>();
 
   constructor(
     private readonly database: Database,
@@ -142,9 +150,9 @@ export class PmIngest {
     this.adapters = options.adapters ?? this.world.adapters();
   }
 
-  /** Captures are taken this often per market (fast profile: every minute). */
+  /** Captures are taken this often per market (realistic: every 15 min; fast: every minute). */
   get captureEveryMs(): number {
-    return this.options.profile === 'fast' ? 60_000 : 5 * 60_000;
+    return this.options.profile === 'fast' ? 60_000 : 15 * 60_000;
   }
 
   private async loadKnown(): Promise<Map<string, Known>> {
@@ -271,11 +279,17 @@ export class PmIngest {
         nowMs,
       );
     }
+    // Deltas: about every 15 s, each (market, change, volume) row pushed once per process lifetime.
+    const deltasDue = this.lastDeltasAt === null || nowMs - this.lastDeltasAt >= DELTAS_EVERY_MS - 1000;
     const movers = rows
-      .filter((r) => r.status === 'open' && r.priceChange24h !== null && r.priceChange24h !== undefined)
+      .filter((r) => deltasDue && r.status === 'open' && r.priceChange24h !== null && r.priceChange24h !== undefined)
+      .filter((r) => !this.pushed.has(`${r.source}/${r.slug}/${r.priceChange24h}/${r.volume24h}`))
       .sort((a, b) => Math.abs(b.priceChange24h!) - Math.abs(a.priceChange24h!))
       .slice(0, DELTAS_TOP);
     if (movers.length > 0) {
+      this.lastDeltasAt = nowMs;
+      if (this.pushed.size > 100_000) this.pushed.clear();
+      for (const r of movers) this.pushed.add(`${r.source}/${r.slug}/${r.priceChange24h}/${r.volume24h}`);
       await publishPmStreamEvent(
         db,
         'deltas',
@@ -295,6 +309,7 @@ export class PmIngest {
     }
     if (this.lastRunAt === null || Math.floor(nowMs / HOUR_MS) !== Math.floor(this.lastRunAt / HOUR_MS)) {
       await prunePmStreamEvents(db, nowMs - DAY_MS);
+      await prunePmCaptures(db, nowMs - CAPTURE_RETENTION_MS);
     }
     this.lastRunAt = nowMs;
   }
