@@ -1,5 +1,5 @@
 import { PmIngest } from '../../src/pm/ingest.js';
-import { createTestApp, type TestApp, type TestAppOptions } from '../support/app.js';
+import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 export interface PmTestApp extends TestApp {
   ingest: PmIngest;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forcePmResolution, readVenueMarket, relatedMarketsForCoin } from '../../src/pm/api.js';
 import { pmReadModel } from '../../src/pm/read-model.js';
 import { VENUE_IDS } from '../../src/pm/venues.js';
-import { createPmApp, type PmTestApp } from './pm-support.js';
+import { createPmApp, type PmTestApp } from '../support/pm-app.js';
 
 let t: PmTestApp;
 beforeAll(async () => {

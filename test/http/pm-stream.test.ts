@@ -2,7 +2,9 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forcePmResolution } from '../../src/pm/api.js';
 import { pmStreamHub } from '../../src/http/routes/pm/stream.js';
-import { createPmApp, type PmTestApp } from './pm-support.js';
+import { createTestApp } from '../support/app.js';
+import { TEST_DATABASE_URL } from '../support/db.js';
+import { createPmApp, type PmTestApp } from '../support/pm-app.js';
 
 interface Stream {
   status: number;
@@ -15,9 +17,9 @@ interface Stream {
 let t: PmTestApp;
 let port: number;
 
-function open(headers: Record<string, string> = {}): Promise<Stream> {
+function open(headers: Record<string, string> = {}, at = port): Promise<Stream> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/api/prediction-markets/stream', headers }, (res) => {
+    const req = http.get({ host: '127.0.0.1', port: at, path: '/api/prediction-markets/stream', headers }, (res) => {
       let buf = '';
       const waiters: (() => void)[] = [];
       res.setEncoding('utf8');
@@ -108,3 +110,23 @@ describe('GET /api/prediction-markets/stream', () => {
     b.close();
   }, 60_000);
 });
+
+describe.skipIf(!TEST_DATABASE_URL)('stream fan-out across API processes (PostgreSQL LISTEN/NOTIFY)', () => {
+  it('an event written by one process reaches the streams of another', async () => {
+    const database = await t.testDb.openAnother();
+    const other = await createTestApp({ testDb: { ...t.testDb, database }, clock: t.clock, config: { publicRpm: 100_000 } });
+    try {
+      await other.app.listen({ port: 0, host: '127.0.0.1' });
+      const s = await open({}, (other.app.server.address() as { port: number }).port);
+      expect(s.status).toBe(200);
+      t.clock.advance(60_000);
+      await t.ingest.run(t.clock.now());
+      await s.waitFor(/event: deltas\n/);
+      s.close();
+    } finally {
+      await other.app.close();
+      await database.close();
+    }
+  }, 60_000);
+});
+if (!TEST_DATABASE_URL) console.log('pm-stream: cross-process fan-out test skipped (set TEST_DATABASE_URL to run it on PostgreSQL)');
