@@ -30,4 +30,11 @@ export const scenarios: Scenario[] = [
     needsKey: true,
     description: 'key auth (hash lookup) + rate-limit + ledger headers + a small DB read',
   },
+  {
+    name: 'pm-events-cached',
+    method: 'GET',
+    path: '/api/prediction-markets/events?limit=20',
+    needsKey: false,
+    description: 'keyless PM event list: per-IP budget + the 5 s response cache (serialized body reused)',
+  },
 ];
