@@ -256,6 +256,25 @@ describe('resolved, calibration, methodology, terms', () => {
   });
 });
 
+describe('canonical events', () => {
+  it('pages clusters with members, orientation and consensus; 400 for a bad cursor; 404 for an unknown key', async () => {
+    const first = await t.get(`${PM}/canonical?limit=5`);
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(5);
+    const c = first.body.data[0];
+    expect(c.canonicalEventId).toMatch(/^pmc_/);
+    expect(c.venueCount).toBeGreaterThanOrEqual(2);
+    expect(c.members.filter((m: any) => m.isAnchor)).toHaveLength(1);
+    expect(c.members.every((m: any) => ['same', 'flipped', 'unknown'].includes(m.orientation))).toBe(true);
+    const second = await t.get(`${PM}/canonical?limit=5&cursor=${first.body.nextCursor}`);
+    expect(second.body.data[0].canonicalEventId).not.toBe(c.canonicalEventId);
+    expect((await t.get(`${PM}/canonical?cursor=bogus`)).status).toBe(400);
+    const one = await t.get(`${PM}/canonical/${c.canonicalEventId}`);
+    expect(one.body.members).toEqual(c.members);
+    expect((await t.get(`${PM}/canonical/pmc_0000000000000000`)).status).toBe(404);
+  });
+});
+
 describe('functions for other parts of the service', () => {
   it('relatedMarketsForCoin gives up to 3 open BTC markets with 0..1 probabilities', async () => {
     const list = await relatedMarketsForCoin(t.ctx.database, t.ctx.clock, '1');

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { StreamOptions } from '../../../pm/stream-hub.js';
 import type { AppContext } from '../../context.js';
+import { pmCanonicalRoutes } from './canonical.js';
 import { pmDataRoutes } from './data.js';
 import { pmStreamRoutes } from './stream.js';
 import { termsRoutes } from './terms.js';
@@ -9,6 +10,7 @@ import { termsRoutes } from './terms.js';
 export function pmRoutes(ctx: AppContext, stream: Partial<StreamOptions> = {}): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(pmDataRoutes(ctx));
+    await app.register(pmCanonicalRoutes(ctx));
     await app.register(pmStreamRoutes(ctx, stream));
     await app.register(termsRoutes);
   };
