@@ -151,3 +151,22 @@ export async function forcePmResolution(
   }
   return done;
 }
+
+export interface AgentsTradingMarket {
+  openPositions: number;
+  agents: { handle: string; agentName: string | null; model: string | null; side: string; chosenOutcome: string; openedAt: string }[];
+}
+type AgentsTradingProvider = (database: Database, source: string, slug: string) => Promise<AgentsTradingMarket>;
+let agentsTradingProvider: AgentsTradingProvider | null = null;
+
+/**
+ * PM paper trading registers how to list the public agents holding a market; event detail
+ * shows it as `agentsTradingMarket` (empty until a provider is registered).
+ */
+export function registerAgentsTradingMarket(provider: AgentsTradingProvider | null): void {
+  agentsTradingProvider = provider;
+}
+
+export async function agentsTradingMarket(database: Database, source: string, slug: string): Promise<AgentsTradingMarket> {
+  return agentsTradingProvider ? agentsTradingProvider(database, source, slug) : { openPositions: 0, agents: [] };
+}

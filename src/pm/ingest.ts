@@ -10,6 +10,7 @@ import {
   insertPmWhales,
   loadPmMarkets,
   prunePmCaptures,
+  pruneSettledFlashMarkets,
   prunePmStreamEvents,
   publishPmStreamEvent,
   recordVenueAttempt,
@@ -176,7 +177,7 @@ export class PmIngest {
 
   /** Fills an empty database with 30 days of simulated captures and the resolved archive. */
   async backfill(nowMs: number): Promise<void> {
-    const { captures, states, whales } = this.world.backfill(nowMs, this.options.backfillWindowMs ?? BACKFILL_WINDOW_MS);
+    const { captures, states, whales } = await this.world.backfill(nowMs, this.options.backfillWindowMs ?? BACKFILL_WINDOW_MS);
     const archive = this.world.archive();
     const kinds = new Map(states.map((s) => [`${s.source}/${s.slug}`, s.kind]));
     const sparks = new Map<string, { spark: SparkEntry[]; last: number }>();
@@ -310,6 +311,10 @@ export class PmIngest {
     if (this.lastRunAt === null || Math.floor(nowMs / HOUR_MS) !== Math.floor(this.lastRunAt / HOUR_MS)) {
       await prunePmStreamEvents(db, nowMs - DAY_MS);
       await prunePmCaptures(db, nowMs - CAPTURE_RETENTION_MS);
+      // Fast profile: settled flash markets (minutes long) are kept for a day, so a demo can run for weeks.
+      if (this.options.profile === 'fast') {
+        for (const g of await pruneSettledFlashMarkets(db, nowMs - DAY_MS)) this.known.delete(`${g.source}/${g.slug}`);
+      }
     }
     this.lastRunAt = nowMs;
   }

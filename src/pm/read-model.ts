@@ -4,7 +4,7 @@
  * public reads are in-memory filters over one snapshot.
  */
 import type { Database } from '../storage/db.js';
-import { loadPmMarkets, venueHealth, type PmMarketRow } from '../storage/pm-repo.js';
+import { loadPmMarkets, pmMarketsVersion, venueHealth, type PmMarketRow } from '../storage/pm-repo.js';
 import type { Clock } from '../util/clock.js';
 import { weightedMedian, type Voice } from './consensus.js';
 import { leaderIndex } from './spark.js';
@@ -13,9 +13,13 @@ import { eventObject, referenceOf, type Money, type ReferenceProbability } from 
 import { venueById } from './venues.js';
 
 export const SNAPSHOT_TTL_MS = 5_000;
+/** Rebuilt at least this often even when no row changed (freshness ages). */
+const SNAPSHOT_MAX_AGE_MS = 60_000;
 
 export interface PmSnapshot {
   builtAtMs: number;
+  checkedAtMs: number;
+  version: string;
   rows: PmMarketRow[];
   byKey: Map<string, PmMarketRow>;
   clusters: Map<string, PmMarketRow[]>;
@@ -108,9 +112,17 @@ export class PmReadModel {
 
   async snapshot(): Promise<PmSnapshot> {
     const now = this.clock.now();
-    if (this.current && Math.abs(now - this.current.builtAtMs) < this.ttlMs) return this.current;
+    const cur = this.current;
+    if (cur && Math.abs(now - cur.checkedAtMs) < this.ttlMs) return cur;
     if (!this.building) {
-      this.building = this.build(now).finally(() => {
+      this.building = (async () => {
+        // Unchanged rows: keep the built objects (a cheap version query instead of a full load).
+        if (cur && Math.abs(now - cur.builtAtMs) < SNAPSHOT_MAX_AGE_MS && (await pmMarketsVersion(this.database.db)) === cur.version) {
+          cur.checkedAtMs = now;
+          return cur;
+        }
+        return this.build(now);
+      })().finally(() => {
         this.building = null;
       });
     }
@@ -120,6 +132,7 @@ export class PmReadModel {
   }
 
   private async build(nowMs: number): Promise<PmSnapshot> {
+    const version = await pmMarketsVersion(this.database.db);
     const rows = await loadPmMarkets(this.database.db);
     const byKey = new Map(rows.map((r) => [keyOf(r), r]));
     const clusters = new Map<string, PmMarketRow[]>();
@@ -138,7 +151,7 @@ export class PmReadModel {
       events.set(keyOf(r), eventObject(r, nowMs, usd, ref, crossPlatformOf(r, members)));
     }
     const health = new Map((await venueHealth(this.database.db)).map((h) => [h.source, { lastSuccessAt: h.lastSuccessAt, lastError: h.lastError, mode: h.mode }]));
-    return { builtAtMs: nowMs, rows, byKey, clusters, refs, events, health };
+    return { builtAtMs: nowMs, checkedAtMs: nowMs, version, rows, byKey, clusters, refs, events, health };
   }
 }
 

@@ -32,7 +32,7 @@ function toJsonRows(rows: Record<string, unknown>[]): string {
 /** One INSERT … SELECT from jsonb_populate_recordset per chunk: PGlite parses one JSON value far faster than wide VALUES lists. */
 async function bulkInsert(db: Queryable, table: string, rows: Record<string, unknown>[], onConflict: string): Promise<string[]> {
   const ids: string[] = [];
-  for (const part of chunks(rows, 2000)) {
+  for (const part of chunks(rows, 1000)) {
     const columns = Object.keys(part[0]!).map(snake).join(', ');
     const result = await queryRows<{ id?: string }>(
       db,
@@ -249,3 +249,23 @@ export async function prunePmCaptures(db: Queryable, beforeMs: number): Promise<
 }
 
 export const resolvedMarketsExist = (db: Queryable) => db.select({ slug: pmMarkets.slug }).from(pmMarkets).where(isNotNull(pmMarkets.resolutionState)).limit(1);
+
+/** Fast profile housekeeping: drops settled flash markets (market id ending in -f<n>) and their captures. */
+export async function pruneSettledFlashMarkets(db: Queryable, beforeMs: number): Promise<{ source: string; slug: string }[]> {
+  const cutoff = new Date(beforeMs).toISOString();
+  const gone = await queryRows<{ source: string; slug: string }>(
+    db,
+    sql`delete from pm_markets where resolution_state is not null and resolved_at < ${cutoff}::timestamptz and market_id ~ '-f[0-9]+$' returning source, slug`,
+  );
+  if (gone.length > 0) {
+    await db.execute(sql`delete from pm_captures c where c.captured_at < ${cutoff}::timestamptz
+      and not exists (select 1 from pm_markets m where m.source = c.source and m.slug = c.slug)`);
+  }
+  return gone;
+}
+
+/** A cheap change marker for the read model: rows and the latest update. */
+export async function pmMarketsVersion(db: Queryable): Promise<string> {
+  const [row] = await queryRows<{ v: string }>(db, sql`select count(*)::text || '/' || coalesce(max(updated_at)::text, '') || '/' || count(resolution_state)::text || '/' || count(canonical_key)::text as v from pm_markets`);
+  return row?.v ?? '';
+}

@@ -72,7 +72,7 @@ export class SimWorld {
    * to 7 days, every 12 h before (sparklines, price history and calibration need no more).
    * Also returns the states at the end of the window and the large prints in it.
    */
-  backfill(nowMs: number, windowMs: number): { captures: CapturePoint[]; states: MarketState[]; whales: WhalePrint[] } {
+  async backfill(nowMs: number, windowMs: number): Promise<{ captures: CapturePoint[]; states: MarketState[]; whales: WhalePrint[] }> {
     const times: number[] = [];
     const from = nowMs - windowMs;
     const grid = (step: number, start: number, end: number) => {
@@ -88,7 +88,10 @@ export class SimWorld {
     const captures: CapturePoint[] = [];
     const states: MarketState[] = [];
     const whales: WhalePrint[] = [];
+    let n = 0;
     for (const q of questions.values()) {
+      // Yield now and then: the server answers requests while it back-fills.
+      if (++n % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
       for (const l of q.listings) {
         const lastBeforeClose = q.endAt - 10 * 60_000;
         const own = l.venue.nativeHistory ? times : sparse;

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { loadCoins, type Coin } from '../../../marketdata/coins.js';
+import { agentsTradingMarket } from '../../../pm/api.js';
 import { quantile, seriesStats, type ResolvedSample } from '../../../pm/calibration.js';
 import { consensusMethodology } from '../../../pm/consensus.js';
 import { crossSourceMatches, keyOf, pmReadModel, type PmSnapshot } from '../../../pm/read-model.js';
@@ -270,7 +271,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               volumeHistory: volumes.map((v) => ({ date: v.date, volume: Math.round(v.volume * fx.rate * 100) / 100, volume24h: Math.round(v.volume24h * fx.rate * 100) / 100 })),
               relatedNews: [],
               topicRelatedCoins: (row.coinIds as string[]).map((id) => coins.get(id)).filter((c): c is Coin => Boolean(c)).map((c) => ({ coinId: c.coinId, slug: c.slug, symbol: c.symbol, name: c.name })),
-              agentsTradingMarket: { openPositions: 0, agents: [] },
+              agentsTradingMarket: await agentsTradingMarket(ctx.database, row.source, row.slug),
               recentWhaleTrades: whales.map((w) => whaleItem(w, now, fx)),
               translations: {},
               canonicalEventId: row.canonicalKey,
