@@ -4,6 +4,7 @@ import type { KeyView } from '../services/keys.js';
 import { parseArgs } from './args.js';
 import { CliError, connectAdmin, type AdminOps } from './admin-ops.js';
 import { runDoctor } from './doctor.js';
+import { runMarketCommand } from './market.js';
 
 const USAGE = `paper-arena <command>
 
@@ -13,6 +14,8 @@ const USAGE = `paper-arena <command>
   keys revoke <keyId> [--json]
   agents publish <keyId> | agents unpublish <keyId> [--json]
   doctor                                       check every paper book against its journal
+  market record --out tape.ndjson [--minutes 60] [--every 10] [--no-wait]
+                                               record the simulated market to a tape (MARKET_DATA=replay:<file>)
 
 Keys commands call the running server's admin API and fall back to the database when no server runs.
 Scopes: ${SCOPES.join(', ')} (default: read).`;
@@ -79,6 +82,15 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, sub, ...rest] = positional;
   if (command === 'doctor') return runDoctor(config);
+  if (command === 'market') {
+    try {
+      return await runMarketCommand(config, sub, flags);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+  }
   if (command !== 'keys' && command !== 'agents') {
     out(USAGE);
     return command === 'help' || command === undefined ? 0 : 2;
