@@ -14,8 +14,8 @@ const USAGE = `paper-arena <command>
   keys revoke <keyId> [--json]
   agents publish <keyId> | agents unpublish <keyId> [--json]
   doctor                                       check every paper book against its journal
-  market record --out tape.ndjson [--minutes 60] [--every 10] [--no-wait]
-                                               record the simulated market to a tape (MARKET_DATA=replay:<file>)
+  market record --out tape.ndjson [--minutes 60] [--every 10] [--no-wait] [--source sim|live]
+                                               record the simulated (or live) market to a tape (MARKET_DATA=replay:<file>)
 
 Keys commands call the running server's admin API and fall back to the database when no server runs.
 Scopes: ${SCOPES.join(', ')} (default: read).`;

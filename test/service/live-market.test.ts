@@ -6,6 +6,8 @@ import { AlternativeMeClient } from '../../src/marketdata/live/alternative-me.js
 import { CoinGeckoClient } from '../../src/marketdata/live/coingecko.js';
 import { LIVE_SOURCE, LiveMarket } from '../../src/marketdata/live/live-market.js';
 import { LiveSampleFile } from '../../src/marketdata/live/sample-file.js';
+import { recordTape } from '../../src/marketdata/replay/record.js';
+import { readTape } from '../../src/marketdata/replay/tape.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { fastHttp, FixtureFetch, liveRoutes } from '../support/live-fixtures.js';
@@ -133,6 +135,36 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     const third = liveMarket(clock, new FixtureFetch([]), { file });
     await third.restore();
     expect(third.market.price('1')).toEqual(second.market.price('1'));
+  });
+});
+
+describe('recording the live sources to a tape', () => {
+  it('writes each poll; a failed poll records no prices, so the replay sees them go stale', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'live-record-'));
+    dirs.push(dir);
+    const clock = new ManualClock(NOW);
+    const f = new FixtureFetch(liveRoutes());
+    const live = liveMarket(clock, f);
+    let step = 0;
+    const out = join(dir, 'tape.ndjson');
+    const count = await recordTape({
+      market: live.market,
+      advanceTo: async (t) => {
+        clock.set(t);
+        f.down = step++ === 1;
+        await live.poll();
+      },
+      out,
+      source: LIVE_SOURCE,
+      startMs: NOW,
+      minutes: 2,
+      everySeconds: 60,
+    });
+    expect(count).toBe(3);
+    const tape = await readTape(out);
+    expect(tape.snapshots.map((s) => Object.keys(s.quotes).length)).toEqual([7, 0, 7]);
+    expect(tape.snapshots[0]!.quotes['1']!.change7d).toBe(-3.21);
+    expect(tape.snapshots[2]!.quotes['1']!.priceUsd).toBe(97105.5);
   });
 });
 

@@ -9,12 +9,17 @@ import { FIAT_CODES } from '../sim/fiat.js';
 import type { QuoteInput, SnapshotInput } from '../live/sample-market.js';
 import { formatHeader, formatSnapshot } from './tape.js';
 
-/** Every coin's figures now, as a tape snapshot (fiat rates only when asked). */
-export function snapshotOf(market: MarketReads, tMs: number, withFiat: boolean): SnapshotInput {
+/**
+ * Every coin's figures now, as a tape snapshot (fiat rates only when asked). A coin whose
+ * price has not changed its asOf since `seenAsOf` recorded it is left out, so a source
+ * that stopped shows up as stale in the replay too.
+ */
+export function snapshotOf(market: MarketReads, tMs: number, withFiat: boolean, seenAsOf: Map<string, number> = new Map()): SnapshotInput {
   const quotes: Record<string, QuoteInput> = {};
   for (const coin of market.coins()) {
     const q = market.quote(coin.coinId);
-    if (!q) continue;
+    if (!q || seenAsOf.get(coin.coinId) === q.asOfMs) continue;
+    seenAsOf.set(coin.coinId, q.asOfMs);
     quotes[coin.coinId] = {
       priceUsd: q.priceUsd,
       volume24hUsd: q.volume24hUsd,
@@ -39,8 +44,8 @@ export function snapshotOf(market: MarketReads, tMs: number, withFiat: boolean):
 
 export interface RecordOptions {
   market: MarketReads;
-  /** Moves the market to an instant before it is read (e.g. SimMarket.advanceTo). */
-  advanceTo: (tMs: number) => void;
+  /** Moves the market to an instant before it is read (SimMarket.advanceTo, or a live poll). */
+  advanceTo: (tMs: number) => void | Promise<void>;
   out: string;
   source: string;
   startMs: number;
@@ -61,13 +66,14 @@ export async function recordTape(options: RecordOptions): Promise<number> {
   try {
     writeSync(fd, `${formatHeader({ source: options.source, recordedAt: new Date(startMs).toISOString(), startMs, endMs, coins: market.coins().length, everySeconds })}\n`);
     let lastMinute = -1;
+    const seenAsOf = new Map<string, number>();
     let lastReport = 0;
     for (let k = 0; k < total; k += 1) {
       const tMs = startMs + k * stepMs;
       if (options.waitUntil) await options.waitUntil(tMs);
-      options.advanceTo(tMs);
+      await options.advanceTo(tMs);
       const minute = Math.floor(tMs / 60_000);
-      writeSync(fd, `${formatSnapshot(snapshotOf(market, tMs, minute !== lastMinute))}\n`);
+      writeSync(fd, `${formatSnapshot(snapshotOf(market, tMs, minute !== lastMinute, seenAsOf))}\n`);
       lastMinute = minute;
       const pct = Math.floor(((k + 1) * 10) / total) * 10;
       if (pct > lastReport) {
