@@ -200,6 +200,9 @@ describe('MARKET_DATA=live over HTTP', () => {
     expect(candles.rateToUsd).toBeCloseTo(83430.3 / 97012, 10);
     expect(candles.candles.at(-1).c).toBeCloseTo(97012 * candles.rateToUsd, 6);
 
+    const gainers = (await t.app.inject({ url: '/api/coins/top-gainers?limit=2' })).json();
+    expect(gainers.map((r: { ucid: string }) => r.ucid)).toEqual(['1027', '1']);
+
     f.down = true;
     clock.advance(60_000);
     await live.poll();

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseFearGreed } from '../../src/marketdata/live/alternative-me.js';
 import { mapCoinGeckoIds, parseExchangeRates, parseMarketChart, parseMarkets } from '../../src/marketdata/live/coingecko.js';
 import { getJson, SourceError } from '../../src/marketdata/live/http-json.js';
+import { SampleMarket } from '../../src/marketdata/live/sample-market.js';
 import { SampleSeries } from '../../src/marketdata/live/sample-series.js';
+import { ManualClock } from '../../src/util/clock.js';
 import { smallUniverse } from '../support/small-market.js';
 import { fastHttp, fixture, FixtureFetch } from '../support/live-fixtures.js';
 
@@ -80,6 +82,28 @@ describe('alternative.me Fear & Greed', () => {
     expect(parseFearGreed(fixture('alternative-me/fng.json'))).toEqual({ fearGreed: { value: 38, label: 'Fear' }, asOfMs: Date.UTC(2026, 10, 22) });
     expect(() => parseFearGreed({ data: [], metadata: { error: 'oops' } })).toThrow(TypeError);
     expect(parseFearGreed({ data: [{ value: '80', value_classification: 'Very Greedy', timestamp: 'x' }] }).fearGreed).toEqual({ value: 80, label: 'Extreme Greed' });
+  });
+});
+
+describe('SampleMarket', () => {
+  it('derives missing changes from its samples and market cap from supply; candles end at the clock', () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+    const m = new SampleMarket(smallUniverse(), { source: 'replay', clock });
+    const start = clock.now();
+    m.ingest({ tMs: start, quotes: { '1': { priceUsd: 100 } } });
+    expect(m.quote('1')).toMatchObject({ change1h: null, change24h: null, volume24hUsd: 0, sentiment: { bullishPct: null } });
+    m.ingest({ tMs: start + 3_600_000, quotes: { '1': { priceUsd: 110, volume24hUsd: 5, bullishVotes: 3, bearishVotes: 1 } } });
+    const q = m.quote('1')!;
+    expect(q.change1h).toBeCloseTo(10, 10);
+    expect(q.change24h).toBeNull();
+    expect(q.marketCapUsd).toBe(110 * smallUniverse().find((c) => c.coinId === '1')!.circulatingSupply);
+    expect(q.sentiment).toEqual({ bullishVotes: 3, bearishVotes: 1, totalVotes: 4, bullishPct: 75 });
+    clock.set(start + 3 * 3_600_000);
+    const bars = m.candles('1', '1D');
+    expect(bars.at(-1)).toMatchObject({ t: (start + 3 * 3_600_000) / 1000, c: 110 }); // flat bars up to now
+    expect(bars[0]).toMatchObject({ t: start / 1000, o: 100 });
+    expect(m.priceRange('1', start + 60_000, start + 2 * 3_600_000)).toEqual({ low: 100, high: 110 });
+    expect(m.candles('424242', '1D')).toEqual([]);
   });
 });
 
