@@ -97,7 +97,10 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
   });
 
   it('back-fills the top coins from market_chart so the long candle ranges are full', async () => {
-    const live = liveMarket(clock, f, { backfillCoins: 1, sleep: async () => undefined });
+    const dir = mkdtempSync(join(tmpdir(), 'live-backfill-'));
+    dirs.push(dir);
+    const file = new LiveSampleFile(join(dir, 'samples.ndjson'));
+    const live = liveMarket(clock, f, { backfillCoins: 1, sleep: async () => undefined, file });
     await live.poll();
     await live.backfillDone();
     expect(f.calls.filter((u) => u.includes('/market_chart'))).toEqual([
@@ -109,6 +112,12 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     expect(live.market.candles('1', '1D')).toHaveLength(288);
     expect(live.market.candles('1027', '3M')).toHaveLength(1); // not back-filled: only its own poll
     expect(threeMonths.at(-1)!.c).toBe(97012);
+
+    // The history is stored at once: a restart has it without asking the source again.
+    const restarted = liveMarket(clock, new FixtureFetch([]), { file });
+    await restarted.restore();
+    expect(restarted.market.candles('1', '3M')).toHaveLength(540);
+    expect(restarted.market.candles('1', '3M').slice(0, 500)).toEqual(threeMonths.slice(0, 500).map((c) => ({ ...c, v: expect.closeTo(c.v, -3) })));
   });
 
   it('stores samples in DATA_DIR and restores them after a restart (prices stale until the next poll)', async () => {

@@ -185,6 +185,12 @@ export class LiveMarket {
       }
     }
     if (targets.length > 0) this.log('info', `live market: back-filled history for ${done} of ${targets.length} coins`);
+    if (done > 0 && this.options.file) {
+      // The appended poll lines do not hold the history: store it now, not at the next compaction.
+      const nowMs = this.options.clock.now();
+      await this.options.file.compact(this.market, nowMs).catch((error: unknown) => this.log('warn', `live market: storing samples failed: ${(error as Error).message}`));
+      this.lastCompactMs = nowMs;
+    }
   }
 
   private hasHistoryBefore(coinId: string, ms: number): boolean {

@@ -119,7 +119,10 @@ export class SampleMarket implements MarketReads {
   addHistory(coinId: string, samples: readonly PriceSample[]): void {
     const entry = this.byId.get(coinId);
     if (!entry) return;
-    for (const s of samples) entry.series.add(s.t, s.price, s.volume24hUsd);
+    // History never overrides what the polls saw: only samples before the latest quote count.
+    const latest = this.quotes.get(coinId);
+    const beforeSec = latest ? Math.floor(latest.asOfMs / 1000) : Number.POSITIVE_INFINITY;
+    for (const s of samples) if (s.t < beforeSec) entry.series.add(s.t, s.price, s.volume24hUsd);
     this.counter += 1;
   }
 
