@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/env.js';
 import { parseFearGreed } from '../../src/marketdata/live/alternative-me.js';
 import { mapCoinGeckoIds, parseExchangeRates, parseMarketChart, parseMarkets } from '../../src/marketdata/live/coingecko.js';
 import { getJson, SourceError } from '../../src/marketdata/live/http-json.js';
@@ -7,6 +8,16 @@ import { SampleSeries } from '../../src/marketdata/live/sample-series.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { smallUniverse } from '../support/small-market.js';
 import { fastHttp, fixture, FixtureFetch } from '../support/live-fixtures.js';
+
+describe('live configuration', () => {
+  it('validates the poll interval, back-fill count and API key', () => {
+    const config = loadConfig({ MARKET_DATA: 'live' });
+    expect(config).toMatchObject({ marketData: { kind: 'live' }, livePollSeconds: 60, liveBackfillCoins: 20, coingeckoApiKey: null });
+    expect(loadConfig({ LIVE_POLL_SECONDS: '30', LIVE_BACKFILL_COINS: '0', COINGECKO_API_KEY: 'CG-abc' })).toMatchObject({ livePollSeconds: 30, liveBackfillCoins: 0, coingeckoApiKey: 'CG-abc' });
+    expect(() => loadConfig({ LIVE_POLL_SECONDS: '300' })).toThrow(/LIVE_POLL_SECONDS must be an integer between 15 and 110/);
+    expect(() => loadConfig({ LIVE_BACKFILL_COINS: '-1' })).toThrow(/LIVE_BACKFILL_COINS/);
+  });
+});
 
 describe('getJson: timeouts and retries with backoff', () => {
   it('retries 5xx and 429 with doubling backoff, then answers', async () => {
