@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/env.js';
+import { loadConfig, testConfig } from '../../src/config/env.js';
+import { startMarketSource } from '../../src/services/market-source-boot.js';
 import { recordTape } from '../../src/marketdata/replay/record.js';
 import { ReplayMarket } from '../../src/marketdata/replay/replay-market.js';
 import { readTape, TapeError, type Tape } from '../../src/marketdata/replay/tape.js';
@@ -88,6 +89,23 @@ describe('replay', () => {
     });
     expect(runs[0]).toEqual(runs[1]);
     expect(runs[0]!.map((p, k) => p / btcSeen.get(START + k * 60_000)!)).toEqual(runs[0]!.map(() => expect.closeTo(1, 10)));
+  });
+
+  it('starts from MARKET_DATA=replay:<file> with the replay clock as the service clock', async () => {
+    const lines: string[] = [];
+    const config = testConfig({ marketData: { kind: 'replay', file: tapePath }, replaySpeed: 5 });
+    const source = await startMarketSource(config, testDb.database, (line) => lines.push(line));
+    try {
+      expect(source.market.source).toBe('replay');
+      expect(source.checkpoint).toBeUndefined();
+      expect(source.clock.now() - START).toBeGreaterThanOrEqual(0);
+      expect(source.clock.now() - START).toBeLessThan(300_000);
+      expect(source.market.price('1')!.priceUsd).toBe(tape.snapshots[0]!.quotes['1']!.priceUsd);
+      expect(lines.join('\n')).toMatch(/replaying 31 snapshots \(5 min of tape from 2026-11-22T12:01:00.000Z\) at 5x/);
+    } finally {
+      source.stop();
+    }
+    await expect(startMarketSource(testConfig({ marketData: { kind: 'replay', file: join(dir, 'nope.ndjson') } }), testDb.database, () => undefined)).rejects.toThrow(/cannot read tape/);
   });
 
   it('validates REPLAY_SPEED', () => {
