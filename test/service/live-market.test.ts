@@ -10,7 +10,7 @@ import { recordTape } from '../../src/marketdata/replay/record.js';
 import { readTape } from '../../src/marketdata/replay/tape.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
-import { fastHttp, FixtureFetch, liveRoutes } from '../support/live-fixtures.js';
+import { fastHttp, fixture, FixtureFetch, liveRoutes } from '../support/live-fixtures.js';
 import { smallUniverse } from '../support/small-market.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 30);
@@ -83,6 +83,18 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     clock.advance(60_000);
     expect((await live.poll()).ok).toBe(true);
     expect(live.market.price('1')).toEqual({ coinId: '1', priceUsd: 97105.5, asOfMs: NOW + 180_000 });
+  });
+
+  it('does not advance a coin the source stopped updating (same last_updated)', async () => {
+    const live = liveMarket(clock, f);
+    await live.poll();
+    const frozen = fixture('coingecko/markets-ids.json') as { id: string; last_updated: string }[];
+    frozen.find((r) => r.id === 'solana')!.last_updated = new Date(NOW - 20_000).toISOString(); // as in the first answer
+    f.routes = [[/&ids=/, () => frozen], ...liveRoutes()];
+    clock.advance(60_000);
+    expect((await live.poll()).coins).toBe(6);
+    expect(live.market.price('5426')).toEqual({ coinId: '5426', priceUsd: 141.22, asOfMs: NOW });
+    expect(live.market.price('1')!.asOfMs).toBe(NOW + 60_000);
   });
 
   it('a start with the source down serves nothing yet but keeps polling', async () => {

@@ -7,7 +7,7 @@
 import type { Clock } from '../../util/clock.js';
 import type { Coin } from '../coins.js';
 import type { AlternativeMeClient } from './alternative-me.js';
-import { MARKETS_PAGE_SIZE, mapCoinGeckoIds, type CoinGeckoClient } from './coingecko.js';
+import { MARKETS_PAGE_SIZE, mapCoinGeckoIds, type CoinGeckoClient, type CoinGeckoMarketRow } from './coingecko.js';
 import type { LiveSampleFile } from './sample-file.js';
 import { SampleMarket, type QuoteInput } from './sample-market.js';
 
@@ -45,6 +45,8 @@ export class LiveMarket {
   readonly market: SampleMarket;
   /** CoinGecko id → our coinId. */
   private mapping = new Map<string, string>();
+  /** CoinGecko id → the last_updated of the row last taken. */
+  private readonly lastUpdated = new Map<string, number>();
   private lastFearGreedMs = Number.NEGATIVE_INFINITY;
   private lastFiatMs = Number.NEGATIVE_INFINITY;
   private lastCompactMs: number;
@@ -130,10 +132,7 @@ export class LiveMarket {
     const mapping = mapCoinGeckoIds(this.options.coins, rows);
     if (mapping.size === 0) throw new Error('no CoinGecko coin matched the coin universe');
     this.mapping = mapping;
-    for (const row of rows) {
-      const coinId = mapping.get(row.id);
-      if (coinId !== undefined) quotes[coinId] = row.quote;
-    }
+    for (const row of rows) this.take(row, quotes);
     this.log('info', `live market: mapped ${mapping.size} of ${this.options.coins.length} coins to CoinGecko ids`);
   }
 
@@ -141,14 +140,25 @@ export class LiveMarket {
     const ids = [...this.mapping.keys()];
     for (let k = 0; k < ids.length; k += MARKETS_PAGE_SIZE) {
       try {
-        for (const row of await this.options.prices.markets(ids.slice(k, k + MARKETS_PAGE_SIZE))) {
-          const coinId = this.mapping.get(row.id);
-          if (coinId !== undefined) quotes[coinId] = row.quote;
-        }
+        for (const row of await this.options.prices.markets(ids.slice(k, k + MARKETS_PAGE_SIZE))) this.take(row, quotes);
       } catch (error) {
         errors.push((error as Error).message); // the other chunks still count
       }
     }
+  }
+
+  /**
+   * A row counts when the source refreshed it since the last poll (its last_updated moved):
+   * a coin the source stopped updating keeps its old asOf and turns stale like a dead source.
+   */
+  private take(row: CoinGeckoMarketRow, quotes: Record<string, QuoteInput>): void {
+    const coinId = this.mapping.get(row.id);
+    if (coinId === undefined) return;
+    if (row.lastUpdatedMs !== null) {
+      if (this.lastUpdated.get(row.id) === row.lastUpdatedMs) return;
+      this.lastUpdated.set(row.id, row.lastUpdatedMs);
+    }
+    quotes[coinId] = row.quote;
   }
 
   private async persist(snapshot: Parameters<LiveSampleFile['append']>[0], nowMs: number, errors: string[]): Promise<void> {
