@@ -190,6 +190,7 @@ export class LiveMarket {
           await sleep(this.options.backfillGapMs ?? 2500);
         }
         done += 1;
+        if (done % 5 === 0) this.log('info', `live market: back-filling history… ${done}/${targets.length} coins`);
       } catch (error) {
         this.log('warn', `live market: back-fill of ${geckoId} failed: ${(error as Error).message}`);
       }
