@@ -13,6 +13,13 @@ export interface Config {
   marketData: MarketDataMode;
   simSeed: string;
   simProfile: 'realistic' | 'fast';
+  /** Replay: tape seconds per wall second. */
+  replaySpeed: number;
+  /** Live: seconds between polls of the price source. */
+  livePollSeconds: number;
+  /** Live: top coins whose history is back-filled from the source on a cold start. */
+  liveBackfillCoins: number;
+  coingeckoApiKey: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   futuresOpenEnabled: boolean;
   pmOpenEnabled: boolean;
@@ -76,6 +83,17 @@ export function loadConfig(env: Env = process.env): Config {
     }
   };
 
+  const positive = (name: string, fallback: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value <= 0 || value > max) {
+      problems.push(`${name} must be a number above 0 and at most ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+
   const marketRaw = read('MARKET_DATA') ?? 'sim';
   let marketData: MarketDataMode = { kind: 'sim' };
   if (marketRaw === 'live') marketData = { kind: 'live' };
@@ -97,6 +115,11 @@ export function loadConfig(env: Env = process.env): Config {
     marketData,
     simSeed: read('SIM_SEED') ?? 'paper-arena',
     simProfile: oneOf('SIM_PROFILE', 'realistic', ['realistic', 'fast'] as const),
+    replaySpeed: positive('REPLAY_SPEED', 1, 10_000),
+    // Above 110 s every price would turn stale (120 s) between two good polls.
+    livePollSeconds: int('LIVE_POLL_SECONDS', 60, 15, 110),
+    liveBackfillCoins: int('LIVE_BACKFILL_COINS', 20, 0, 1000),
+    coingeckoApiKey: read('COINGECKO_API_KEY') ?? null,
     logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     futuresOpenEnabled: bool('FUTURES_OPEN_ENABLED', true),
     pmOpenEnabled: bool('PM_OPEN_ENABLED', true),
