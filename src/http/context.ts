@@ -22,7 +22,7 @@ export interface AppContext {
   /** Coin reads for the market routes; null where market data does not run (they answer 503). */
   marketReads: MarketReads | null;
   /** Up to 3 open prediction markets linked to a coin (market context `relatedMarkets`). */
-  relatedMarkets?: (coinId: string) => unknown[];
+  relatedMarkets?: (coinId: string) => Promise<unknown[]>;
 }
 
 export interface AuthedKey {

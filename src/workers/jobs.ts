@@ -5,6 +5,8 @@ import { pruneLedgerRows } from '../storage/ledger-repo.js';
 import type { Job } from './scheduler.js';
 import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.js';
 import { matchRestingOrders, SPOT_MATCHING_INTERVAL_MS } from './spot-matching.js';
+import { futuresRiskJob } from './futures-risk-job.js';
+import { arenaJobs } from '../services/arena-jobs.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -42,6 +44,8 @@ export function buildJobs(deps: JobDeps): Job[] {
         await snapshotEquity(deps.database, deps.market, nowMs);
       },
     },
+    futuresRiskJob(deps),
+    ...arenaJobs(deps),
   ];
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;

@@ -110,6 +110,24 @@ describe('GET /api/agent/portfolio', () => {
     }
   });
 
+  it('counts an open futures position at mark: margin stays in cash, unrealized PnL is added', async () => {
+    tick(50_000);
+    const { key } = await t.newKey();
+    const opened = await t.app.inject({
+      method: 'POST',
+      url: '/api/agent/futures/open',
+      headers: bearer(key),
+      payload: { coinId: '1', side: 'long', leverage: 5, marginMusd: 1_000, idempotencyKey: `fut-${(seq += 1)}` },
+    });
+    expect(opened.statusCode).toBe(201);
+    const atEntry = (await get(key, '/api/agent/portfolio')).json();
+    expect(atEntry.equity.frozenFutures).toBeCloseTo(1_000, 6);
+    tick(51_000); // +2 %: 5,000 notional long gains 100
+    const up = (await get(key, '/api/agent/portfolio')).json();
+    expect(up.equity.cashTotal).toBeCloseTo(atEntry.equity.cashTotal, 6);
+    expect(up.equity.totalUsd - atEntry.equity.totalUsd).toBeCloseTo(100, 4);
+  });
+
   it('rejects a malformed fiat or locale with 400', async () => {
     const { key } = await t.newKey();
     expect((await get(key, '/api/agent/portfolio?fiat=euro')).json()).toMatchObject({ error: 'invalid_request', field: 'query.fiat' });

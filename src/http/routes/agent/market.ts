@@ -91,7 +91,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           marketCapRank: s.coin.rank,
           sharedCategoryCount: s.sharedCategoryCount,
         }));
-        const relatedMarkets = ctx.relatedMarkets?.(coin.coinId).slice(0, 3) ?? [];
+        const relatedMarkets = ((await ctx.relatedMarkets?.(coin.coinId)) ?? []).slice(0, 3);
         const observation = buildObservation({
           endpoint: 'GET /api/agent/market/{coinId}',
           source: reads.source,

@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { closePosition } from '../../../services/futures/close.js';
+import { positionView } from '../../../services/futures/view.js';
+import { runIdempotent } from '../../../services/idempotency.js';
+import { setWriteLockTimeout } from '../../../storage/futures-repo.js';
+import type { AppContext } from '../../context.js';
+import { agentErrors, StrictBody } from '../../schemas.js';
+import { AgentTrace, futuresErrors, IdempotencyKey, PositionEnvelope, PositionId, retryOnContention } from './futures-schemas.js';
+
+export const FUTURES_CLOSE_URL = '/api/agent/futures/close';
+
+export function futuresCloseRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      FUTURES_CLOSE_URL,
+      {
+        config: { scope: 'trade:futures', tradeWrite: true, ledger: { eventType: 'write', venue: 'futures' } },
+        schema: {
+          summary: 'Close all or a fraction of a futures position at the mark (idempotent)',
+          description:
+            'fraction in (0, 1], default 1. A mark through the liquidation price settles the whole position as a liquidation. ' +
+            '404 position_not_found; 409 position_not_open or idempotency_key_conflict; 422 no_mark; 503 contention_retry.',
+          tags: ['agent', 'futures'],
+          security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+          body: StrictBody({
+            positionId: PositionId,
+            fraction: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 1 })),
+            idempotencyKey: IdempotencyKey,
+            agentTrace: Type.Optional(AgentTrace),
+          }),
+          response: { 200: PositionEnvelope, ...agentErrors, ...futuresErrors },
+        },
+      },
+      async (request, reply) => {
+        const key = request.agentKey!;
+        const body = request.body;
+        const fraction = body.fraction ?? 1;
+        request.ledgerNote = { idempotencyKey: body.idempotencyKey, relatedEntityType: 'futures_position', relatedEntityId: body.positionId };
+        const result = await retryOnContention(() =>
+          runIdempotent(
+            ctx.database.db,
+            {
+              keyId: key.keyId,
+              idempotencyKey: body.idempotencyKey,
+              route: `POST ${FUTURES_CLOSE_URL}`,
+              // the default is part of the intent: {fraction: 1} and no fraction are the same request
+              body: { ...(body as Record<string, unknown>), fraction },
+            },
+            async (tx) => {
+              await setWriteLockTimeout(tx);
+              const settled = await closePosition(tx, ctx.market, ctx.clock.now(), { keyId: key.keyId, positionId: body.positionId, fraction });
+              return { statusCode: 200, body: { position: positionView(settled.row, settled.mark) } };
+            },
+          ),
+        );
+        if (result.replay) request.ledgerNote = { ...request.ledgerNote, ledgerStatus: 'idempotent_replay' };
+        return reply.status(result.statusCode).send(result.body as never);
+      },
+    );
+  };
+}

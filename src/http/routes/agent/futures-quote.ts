@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { quoteFutures } from '../../../services/futures/quote.js';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { agentErrors, OpenObject, StrictBody } from '../../schemas.js';
+import { AgentTrace, CoinId, FuturesSideSchema, futuresErrors, Leverage, Margin } from './futures-schemas.js';
+
+export function futuresQuoteRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/api/agent/futures/quote',
+      {
+        config: { scope: 'read', ledger: { eventType: 'quote', venue: 'futures' } },
+        schema: {
+          summary: 'Quote an isolated futures position: notional, size, liquidation price, fee, entry gates (read-only)',
+          tags: ['agent', 'futures'],
+          security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+          body: StrictBody({
+            coinId: CoinId,
+            side: FuturesSideSchema,
+            leverage: Leverage,
+            marginMusd: Margin,
+            agentTrace: Type.Optional(AgentTrace),
+          }),
+          response: {
+            200: OpenObject(
+              '{eligible, blockReasons[], coin, side, leverage, marginMusd, minMargin, maxLeverage, referenceMark, entryPrice, notionalMusd, sizeCoin, liquidationPrice, maintenanceMarginRate, executionModel, fill, funding, perpetual, freshness, observation}',
+            ),
+            ...agentErrors,
+            404: futuresErrors[404],
+          },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        const coin = ctx.market.coin(body.coinId);
+        if (!coin) throw notFound('coin_not_found', `unknown coinId ${body.coinId}`);
+        const quote = await quoteFutures(ctx.database.db, ctx.market, ctx.clock.now(), {
+          keyId: request.agentKey!.keyId,
+          coin,
+          side: body.side,
+          leverage: body.leverage,
+          marginMusd: body.marginMusd,
+        });
+        request.ledgerNote = { observation: quote.observation, ...(quote.eligible ? {} : { blockReasons: quote.blockReasons }) };
+        return quote;
+      },
+    );
+  };
+}

@@ -1,0 +1,48 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { readMark } from '../../../services/futures/mark.js';
+import { positionView } from '../../../services/futures/view.js';
+import { listPositions, POSITIONS_LIST_MAX } from '../../../storage/futures-repo.js';
+import type { AppContext } from '../../context.js';
+import { agentErrors, DateTime, Nullable } from '../../schemas.js';
+import { FuturesPositionSchema } from './futures-schemas.js';
+
+export function positionsFuturesRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/api/agent/positions/futures',
+      {
+        config: { scope: 'read', ledger: { eventType: 'read', venue: 'futures' } },
+        schema: {
+          summary: `The key's futures positions, open and historical (up to ${POSITIONS_LIST_MAX}; open first)`,
+          description:
+            'Open rows carry a live mark (markPrice, unrealizedPnlMusd, liquidationDistancePct, atLiquidation; null without a fresh mark). ' +
+            'With updatedSince, only rows opened, changed, closed or liquidated at or after it; use the response asOf as the next updatedSince.',
+          tags: ['agent', 'futures'],
+          security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+          querystring: Type.Object({ updatedSince: Type.Optional(DateTime) }),
+          response: {
+            200: Type.Object(
+              { positions: Type.Array(FuturesPositionSchema), updatedSince: Nullable(DateTime), asOf: DateTime },
+              { additionalProperties: true },
+            ),
+            ...agentErrors,
+          },
+        },
+      },
+      async (request) => {
+        const nowMs = ctx.clock.now();
+        const since = request.query.updatedSince ? new Date(request.query.updatedSince) : null;
+        const rows = await listPositions(ctx.database.db, request.agentKey!.keyId, since);
+        const marks = new Map<string, ReturnType<typeof readMark>>();
+        const positions = rows.map((row) => {
+          if (row.status !== 'open') return positionView(row);
+          const read = marks.get(row.coinId) ?? readMark(ctx.market, row.coinId, nowMs);
+          marks.set(row.coinId, read);
+          return positionView(row, read.problem ? null : read.mark);
+        });
+        return { positions, updatedSince: since ? since.toISOString() : null, asOf: new Date(nowMs).toISOString() };
+      },
+    );
+  };
+}

@@ -1,0 +1,23 @@
+import { pricePnl, type FuturesSide } from '../domain/futures/position-math.js';
+import { Decimal } from '../domain/money.js';
+import type { MarketFeed } from '../marketdata/feed.js';
+import type { Queryable } from '../storage/db.js';
+import { openPositionsOfKey } from '../storage/futures-repo.js';
+
+/**
+ * What the key's open futures positions add to portfolio equity beyond cash: the sum of
+ * their unrealized price PnL at the mark (their margin already sits in cash `frozenFutures`).
+ * A valuation, not a write: it uses the latest mark whatever its age; a coin with no price
+ * at all adds 0. `nowMs` is accepted so callers value every venue at one instant.
+ */
+export async function futuresEquityAdjustment(db: Queryable, keyId: number, market: MarketFeed, nowMs: number): Promise<Decimal> {
+  void nowMs;
+  const rows = await openPositionsOfKey(db, keyId);
+  let total = new Decimal(0);
+  for (const row of rows) {
+    const price = market.price(row.coinId);
+    if (!price || !(price.priceUsd > 0)) continue;
+    total = total.plus(pricePnl(row.side as FuturesSide, new Decimal(row.entryPrice), new Decimal(price.priceUsd), new Decimal(row.sizeCoin)));
+  }
+  return total.toDecimalPlaces(8);
+}

@@ -1,0 +1,70 @@
+import { MAX_LEVERAGE, MIN_MARGIN_MUSD, openTerms, type FuturesSide } from '../../domain/futures/position-math.js';
+import { futuresExecutionModel } from '../../domain/execution-model.js';
+import type { CoinRef } from '../../domain/coin-ref.js';
+import { buildObservation } from '../../domain/observation.js';
+import { Decimal, STARTING_CASH_MUSD, toWire } from '../../domain/money.js';
+import type { MarketFeed } from '../../marketdata/feed.js';
+import { findWallet } from '../../storage/books-repo.js';
+import type { Queryable } from '../../storage/db.js';
+import { findOpenPosition } from '../../storage/futures-repo.js';
+import { readMark } from './mark.js';
+
+export const QUOTE_ENDPOINT = 'POST /api/agent/futures/quote';
+
+const price = (d: Decimal): number => d.toSignificantDigits(12).toNumber();
+
+/**
+ * What opening `margin × leverage` would mean now (supplement 1.4). Read-only: it runs the
+ * entry gates an open would (price, existing position, cash) and reports them as values.
+ */
+export async function quoteFutures(
+  db: Queryable,
+  market: MarketFeed,
+  nowMs: number,
+  req: { keyId: number; coin: CoinRef; side: FuturesSide; leverage: number; marginMusd: number },
+) {
+  const read = readMark(market, req.coin.coinId, nowMs);
+  const leverage = new Decimal(req.leverage);
+  const margin = new Decimal(req.marginMusd);
+  const blockReasons: string[] = read.problem ? [read.problem] : [];
+  const terms = read.mark ? openTerms(req.side, read.mark, leverage, margin) : null;
+
+  const [existing, wallet] = await Promise.all([findOpenPosition(db, req.keyId, req.coin.coinId), findWallet(db, req.keyId)]);
+  if (existing && existing.side !== req.side) blockReasons.push('opposite_side_open');
+  if (existing && !new Decimal(existing.leverage).eq(leverage)) blockReasons.push('leverage_mismatch');
+  const available = wallet ? wallet.available : STARTING_CASH_MUSD;
+  if (terms && margin.plus(terms.fee).gt(available)) blockReasons.push('insufficient_usdt_balance');
+
+  const fee = terms?.fee ?? new Decimal(0);
+  return {
+    eligible: blockReasons.length === 0,
+    blockReasons,
+    coin: { ucid: req.coin.coinId, symbol: req.coin.symbol, name: req.coin.name },
+    side: req.side,
+    leverage: req.leverage,
+    marginMusd: req.marginMusd,
+    minMargin: MIN_MARGIN_MUSD,
+    maxLeverage: MAX_LEVERAGE,
+    referenceMark: read.mark ? price(read.mark) : null,
+    entryPrice: read.mark ? price(read.mark) : null,
+    notionalMusd: toWire(margin.times(leverage)),
+    sizeCoin: terms ? toWire(terms.sizeCoin) : null,
+    liquidationPrice: terms ? price(terms.liquidationPrice) : null,
+    maintenanceMarginRate: terms ? terms.maintenanceMarginRate.toNumber() : null,
+    executionModel: futuresExecutionModel(fee),
+    fill: null,
+    funding: null,
+    perpetual: null,
+    freshness: read.freshness,
+    observation: buildObservation({
+      endpoint: QUOTE_ENDPOINT,
+      source: market.source,
+      observedAtMs: nowMs,
+      sourceAsOfMs: read.asOfMs,
+      freshness: read.freshness,
+      inputs: { coinId: req.coin.coinId, side: req.side, leverage: req.leverage, marginMusd: req.marginMusd },
+      dataset: { kind: 'mark_price', coinId: req.coin.coinId },
+      rowCount: read.mark ? 1 : 0,
+    }),
+  };
+}

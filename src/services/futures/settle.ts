@@ -1,0 +1,177 @@
+import {
+  closeSettlement,
+  isThroughLiquidation,
+  liquidationSettlement,
+  type FuturesSide,
+} from '../../domain/futures/position-math.js';
+import { Decimal } from '../../domain/money.js';
+import { postCash, type CashPosting } from '../../storage/books-repo.js';
+import type { Tx } from '../../storage/db.js';
+import { updatePosition, type FuturesPositionPatch, type FuturesPositionRow } from '../../storage/futures-repo.js';
+import { insertClosedTrade, type NewClosedTrade } from '../../storage/trades-repo.js';
+import { positionState } from './view.js';
+
+export type ExitReason = 'user_close' | 'stop_loss' | 'take_profit' | 'liquidation';
+
+export interface SettleInput {
+  /** A locked open row whose wallet is locked too. */
+  row: FuturesPositionRow;
+  reason: ExitReason;
+  /** (0, 1]; ignored by liquidation and triggers (they close everything). */
+  fraction: Decimal;
+  mark: Decimal;
+  nowMs: number;
+}
+
+export interface Settled {
+  row: FuturesPositionRow;
+  tradeId: number;
+  /** What actually happened: a user close whose mark is through liquidation settles as one. */
+  reason: ExitReason;
+}
+
+/** Everything a settlement writes, computed without touching the database. */
+export interface SettlementPlan {
+  positionId: number;
+  walletId: number;
+  postings: CashPosting[];
+  trade: NewClosedTrade;
+  patch: FuturesPositionPatch;
+  reason: ExitReason;
+}
+
+const REF = 'futures_position';
+
+/** Settles a close, a trigger or a liquidation in the caller's transaction (wallet and row locked). */
+export async function settlePosition(tx: Tx, input: SettleInput): Promise<Settled> {
+  const plan = planSettlement(input);
+  await postCash(tx, plan.walletId, plan.postings);
+  const tradeId = await insertClosedTrade(tx, plan.trade);
+  const row = await updatePosition(tx, plan.positionId, plan.patch);
+  return { row, tradeId, reason: plan.reason };
+}
+
+/**
+ * The cash postings, the trade-log row (realized PnL net of fees) and the row change of a
+ * close, trigger or liquidation. A user close whose mark is through liquidation is one.
+ */
+export function planSettlement(input: SettleInput): SettlementPlan {
+  const { row, mark, nowMs } = input;
+  const side = row.side as FuturesSide;
+  const state = positionState(row);
+  const refId = String(row.id);
+  const prior = row.realizedPnl === null ? new Decimal(0) : new Decimal(row.realizedPnl);
+  const now = new Date(nowMs);
+  const liquidated = input.reason === 'liquidation' || isThroughLiquidation(side, mark, new Decimal(row.liquidationPrice));
+  const trade = (realizedPnl: Decimal, detail: Record<string, unknown>): NewClosedTrade => ({
+    keyId: row.keyId,
+    walletId: row.walletId,
+    venue: 'futures',
+    side,
+    coinId: row.coinId,
+    symbol: row.symbol,
+    realizedPnl,
+    closedAtMs: nowMs,
+    refType: REF,
+    refId,
+    detail,
+  });
+
+  if (liquidated) {
+    const { forfeitedMargin, realizedPnl } = liquidationSettlement(state);
+    return {
+      positionId: row.id,
+      walletId: row.walletId,
+      reason: 'liquidation',
+      postings: [{ bucket: 'frozenFutures', amount: forfeitedMargin.negated(), reason: 'futures_liquidation', refType: REF, refId }],
+      trade: trade(
+        realizedPnl,
+        tradeDetail(row, 'liquidation', mark, new Decimal(1), {
+          sizeCoin: state.sizeCoin,
+          marginReleased: new Decimal(0),
+          marginForfeited: forfeitedMargin,
+          pricePnl: forfeitedMargin.negated(),
+          openFee: state.openFeesUnrealized,
+          closeFee: new Decimal(0),
+        }),
+      ),
+      patch: {
+        status: 'liquidated',
+        exitPrice: mark.toString(),
+        exitReason: 'liquidation',
+        realizedPnl: prior.plus(realizedPnl).toString(),
+        openFeesUnrealized: '0',
+        closedAt: now,
+        updatedAt: now,
+      },
+    };
+  }
+
+  const fraction = input.reason === 'user_close' ? input.fraction : new Decimal(1);
+  const s = closeSettlement(state, fraction, mark);
+  const whole = fraction.gte(1);
+  const postings: CashPosting[] = [
+    { bucket: 'frozenFutures', amount: s.releasedMargin.negated(), reason: 'futures_margin_release', refType: REF, refId },
+    { bucket: 'available', amount: s.releasedMargin, reason: 'futures_margin_release', refType: REF, refId },
+    // price PnL as paid out (a loss is capped at the released margin), then the close fee
+    { bucket: 'available', amount: s.cashBack.minus(s.releasedMargin).plus(s.closeFee), reason: 'futures_pnl', refType: REF, refId },
+    { bucket: 'available', amount: s.closeFee.negated(), reason: 'futures_fee', refType: REF, refId },
+  ];
+  return {
+    positionId: row.id,
+    walletId: row.walletId,
+    reason: input.reason,
+    postings: postings.filter((p) => !p.amount.isZero()),
+    trade: trade(
+      s.realizedPnl,
+      tradeDetail(row, input.reason, mark, fraction, {
+        sizeCoin: s.closedSize,
+        marginReleased: s.releasedMargin,
+        marginForfeited: new Decimal(0),
+        pricePnl: s.pricePnl,
+        openFee: s.openFeeShare,
+        closeFee: s.closeFee,
+      }),
+    ),
+    patch: whole
+      ? {
+          status: 'closed',
+          exitPrice: mark.toString(),
+          exitReason: input.reason,
+          realizedPnl: prior.plus(s.realizedPnl).toString(),
+          openFeesUnrealized: '0',
+          closedAt: now,
+          updatedAt: now,
+        }
+      : {
+          margin: s.remaining.margin.toString(),
+          sizeCoin: s.remaining.sizeCoin.toString(),
+          openFeesUnrealized: s.remaining.openFeesUnrealized.toString(),
+          realizedPnl: prior.plus(s.realizedPnl).toString(),
+          updatedAt: now,
+        },
+  };
+}
+
+function tradeDetail(
+  row: FuturesPositionRow,
+  exitReason: ExitReason,
+  mark: Decimal,
+  fraction: Decimal,
+  parts: { sizeCoin: Decimal; marginReleased: Decimal; marginForfeited: Decimal; pricePnl: Decimal; openFee: Decimal; closeFee: Decimal },
+): Record<string, unknown> {
+  return {
+    positionId: row.id,
+    exitReason,
+    fraction: fraction.toNumber(),
+    leverage: Number(row.leverage),
+    entryPrice: Number(row.entryPrice),
+    exitPrice: mark.toNumber(),
+    sizeCoin: parts.sizeCoin.toDecimalPlaces(8).toNumber(),
+    marginReleasedMusd: parts.marginReleased.toNumber(),
+    marginForfeitedMusd: parts.marginForfeited.toNumber(),
+    pricePnlMusd: parts.pricePnl.toNumber(),
+    openFeeMusd: parts.openFee.toNumber(),
+    closeFeeMusd: parts.closeFee.toNumber(),
+  };
+}

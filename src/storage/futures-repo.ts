@@ -1,0 +1,189 @@
+import { and, desc, eq, gte, sql } from 'drizzle-orm';
+import { queryRows, type Queryable, type Tx } from './db.js';
+import { futuresPositions } from './schema.js';
+
+export type FuturesPositionRow = typeof futuresPositions.$inferSelect;
+export type NewFuturesPosition = typeof futuresPositions.$inferInsert;
+export type FuturesPositionPatch = Partial<Omit<NewFuturesPosition, 'id' | 'keyId' | 'walletId' | 'coinId'>>;
+
+/** The list endpoint answers at most this many positions (contract §2.11). */
+export const POSITIONS_LIST_MAX = 200;
+
+/** How long a trade write waits for a lock held by another writer before answering 503. */
+export const WRITE_LOCK_TIMEOUT_MS = 3000;
+
+/** Trade writes give up on a held lock after WRITE_LOCK_TIMEOUT_MS instead of queueing forever. */
+export async function setWriteLockTimeout(tx: Tx): Promise<void> {
+  await tx.execute(sql.raw(`set local lock_timeout = '${WRITE_LOCK_TIMEOUT_MS}ms'`));
+}
+
+/**
+ * True for PostgreSQL errors that mean "another writer holds this row, try again":
+ * lock_not_available (NOWAIT, lock_timeout), deadlock, serialization failure.
+ */
+export function isLockContention(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (code === '55P03' || code === '40P01' || code === '40001') return true;
+  }
+  return false;
+}
+
+/** The key's open position on a coin, locked; NOWAIT: a row the risk job is settling → contention. */
+export async function lockOpenPosition(tx: Tx, keyId: number, coinId: string): Promise<FuturesPositionRow | null> {
+  const rows = await tx
+    .select()
+    .from(futuresPositions)
+    .where(and(eq(futuresPositions.keyId, keyId), eq(futuresPositions.coinId, coinId), eq(futuresPositions.status, 'open')))
+    .for('update', { noWait: true });
+  return rows[0] ?? null;
+}
+
+/** One of the key's positions by id, locked (NOWAIT); null when absent or another key's. */
+export async function lockPosition(tx: Tx, keyId: number, positionId: number): Promise<FuturesPositionRow | null> {
+  const rows = await tx
+    .select()
+    .from(futuresPositions)
+    .where(and(eq(futuresPositions.id, positionId), eq(futuresPositions.keyId, keyId)))
+    .for('update', { noWait: true });
+  return rows[0] ?? null;
+}
+
+export async function findOpenPosition(db: Queryable, keyId: number, coinId: string): Promise<FuturesPositionRow | null> {
+  const rows = await db
+    .select()
+    .from(futuresPositions)
+    .where(and(eq(futuresPositions.keyId, keyId), eq(futuresPositions.coinId, coinId), eq(futuresPositions.status, 'open')));
+  return rows[0] ?? null;
+}
+
+export async function insertPosition(tx: Tx, values: NewFuturesPosition): Promise<FuturesPositionRow> {
+  const [row] = await tx.insert(futuresPositions).values(values).returning();
+  return row!;
+}
+
+export async function updatePosition(tx: Tx, positionId: number, patch: FuturesPositionPatch): Promise<FuturesPositionRow> {
+  const [row] = await tx.update(futuresPositions).set(patch).where(eq(futuresPositions.id, positionId)).returning();
+  return row!;
+}
+
+/** Open rows first, then the most recently moved; with `updatedSince`, only rows moved at or after it. */
+export async function listPositions(db: Queryable, keyId: number, updatedSince: Date | null): Promise<FuturesPositionRow[]> {
+  const where = updatedSince
+    ? and(eq(futuresPositions.keyId, keyId), gte(futuresPositions.updatedAt, updatedSince))
+    : eq(futuresPositions.keyId, keyId);
+  return db
+    .select()
+    .from(futuresPositions)
+    .where(where)
+    .orderBy(sql`(${futuresPositions.status} = 'open') desc`, desc(futuresPositions.updatedAt), desc(futuresPositions.id))
+    .limit(POSITIONS_LIST_MAX);
+}
+
+export async function openPositionsOfKey(db: Queryable, keyId: number): Promise<FuturesPositionRow[]> {
+  return db
+    .select()
+    .from(futuresPositions)
+    .where(and(eq(futuresPositions.keyId, keyId), eq(futuresPositions.status, 'open')));
+}
+
+/** Coins that have at least one open position (the risk job prices only these). */
+export async function coinsWithOpenPositions(db: Queryable): Promise<string[]> {
+  const rows = await queryRows<{ coin_id: string }>(
+    db,
+    sql`select distinct coin_id from futures_positions where status = 'open'`,
+  );
+  return rows.map((r) => r.coin_id);
+}
+
+export interface TriggeredPosition {
+  id: number;
+  walletId: number;
+}
+
+/**
+ * Every open position whose liquidation price, stop-loss or take-profit the given marks
+ * reach, in one set-based scan (marks travel as one JSON parameter). Ordered by wallet so
+ * settlement batches lock wallets in one order.
+ */
+export async function triggeredPositions(db: Queryable, marks: { coinId: string; mark: string }[]): Promise<TriggeredPosition[]> {
+  if (marks.length === 0) return [];
+  const json = JSON.stringify(marks.map((m) => ({ coin_id: m.coinId, mark: m.mark })));
+  return queryRows<TriggeredPosition>(
+    db,
+    sql`select p.id::int as "id", p.wallet_id as "walletId"
+        from futures_positions p
+        join jsonb_to_recordset(${json}::jsonb) as m(coin_id text, mark numeric) on m.coin_id = p.coin_id
+        where p.status = 'open' and (
+          (p.side = 'long' and (m.mark <= p.liquidation_price or m.mark <= p.stop_loss_price or m.mark >= p.take_profit_price))
+          or (p.side = 'short' and (m.mark >= p.liquidation_price or m.mark >= p.stop_loss_price or m.mark <= p.take_profit_price)))
+        order by p.wallet_id, p.id`,
+  );
+}
+
+/** Locks a batch of wallets in id order (the order every multi-wallet writer uses). */
+export async function lockWalletsById(tx: Tx, walletIds: number[]): Promise<void> {
+  if (walletIds.length === 0) return;
+  await tx.execute(
+    sql`select id from wallets where id in (select (jsonb_array_elements_text(${JSON.stringify(walletIds)}::jsonb))::int)
+        order by id for update`,
+  );
+}
+
+/** Locks a batch of positions that are still open (a route may have closed some meanwhile). */
+export async function lockOpenPositionsById(tx: Tx, positionIds: number[]): Promise<FuturesPositionRow[]> {
+  if (positionIds.length === 0) return [];
+  return tx
+    .select()
+    .from(futuresPositions)
+    .where(
+      and(
+        eq(futuresPositions.status, 'open'),
+        sql`${futuresPositions.id} in (select (jsonb_array_elements_text(${JSON.stringify(positionIds)}::jsonb))::bigint)`,
+      ),
+    )
+    .orderBy(futuresPositions.id)
+    .for('update');
+}
+
+/** Σ open margin per wallet against its frozenFutures bucket: rows where they differ (a books check). */
+export async function futuresMarginDiscrepancies(db: Queryable): Promise<{ walletId: number; frozenFutures: string; openMargin: string }[]> {
+  return queryRows(
+    db,
+    sql`select w.id as "walletId", w.cash_frozen_futures::text as "frozenFutures", coalesce(p.total, 0)::text as "openMargin"
+        from wallets w
+        left join (select wallet_id, sum(margin) as total from futures_positions where status = 'open' group by wallet_id) p
+          on p.wallet_id = w.id
+        where w.cash_frozen_futures <> coalesce(p.total, 0)`,
+  );
+}
+
+export interface FinishedPosition {
+  id: number;
+  status: 'closed' | 'liquidated';
+  exitPrice: string;
+  exitReason: 'user_close' | 'liquidation' | 'stop_loss' | 'take_profit';
+  realizedPnl: string;
+  atMs: number;
+}
+
+/** Marks many fully settled positions closed or liquidated in one statement (the risk sweep). */
+export async function finishPositionsMany(tx: Tx, finished: FinishedPosition[]): Promise<void> {
+  if (finished.length === 0) return;
+  const json = JSON.stringify(
+    finished.map((f) => ({
+      id: f.id,
+      status: f.status,
+      exit_price: f.exitPrice,
+      exit_reason: f.exitReason,
+      realized_pnl: f.realizedPnl,
+      at: new Date(f.atMs).toISOString(),
+    })),
+  );
+  await tx.execute(sql`
+    update futures_positions p set
+      status = f.status, exit_price = f.exit_price, exit_reason = f.exit_reason, realized_pnl = f.realized_pnl,
+      open_fees_unrealized = 0, closed_at = f.at, updated_at = f.at
+    from jsonb_to_recordset(${json}::jsonb) as f(id bigint, status text, exit_price numeric, exit_reason text, realized_pnl numeric, at timestamptz)
+    where p.id = f.id`);
+}
