@@ -46,7 +46,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     role === 'api'
       ? null
       : new Scheduler(
-          buildJobs({ database, market: app.ctx.market, checkpointMarket: sim.checkpoint }),
+          buildJobs({ database, market: app.ctx.market, checkpointMarket: sim.checkpoint, config }),
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
           systemClock,
           app.log,
