@@ -144,8 +144,28 @@ export const futuresPositions = pgTable('futures_positions', {
   exitPrice: numeric('exit_price'),
   exitReason: text('exit_reason').$type<'user_close' | 'liquidation' | 'stop_loss' | 'take_profit'>(),
   realizedPnl: numeric('realized_pnl'),
+  idempotencyKey: text('idempotency_key'),
   openedAt: ts('opened_at').notNull(),
   closedAt: ts('closed_at'),
   createdAt: ts('created_at').notNull(),
   updatedAt: ts('updated_at').notNull(),
+});
+
+export const futuresEvents = pgTable('futures_events', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  positionId: bigint('position_id', { mode: 'number' }).notNull(),
+  keyId: integer('key_id').notNull(),
+  type: text('type')
+    .$type<'open' | 'add' | 'reduce' | 'close' | 'liquidation' | 'stop_loss' | 'take_profit' | 'sl_tp_set'>()
+    .notNull(),
+  sizeDeltaCoin: numeric('size_delta_coin').notNull(),
+  markPrice: numeric('mark_price'),
+  fillPrice: numeric('fill_price'),
+  realizedPnl: numeric('realized_pnl'),
+  marginDelta: numeric('margin_delta').notNull(),
+  fee: numeric('fee').notNull(),
+  slippage: numeric('slippage').notNull(),
+  executionVersion: text('execution_version'),
+  idempotencyKey: text('idempotency_key'),
+  createdAt: ts('created_at').notNull(),
 });
