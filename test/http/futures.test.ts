@@ -184,6 +184,14 @@ describe('POST /api/agent/futures/open', () => {
     expect(opposite.json()).toMatchObject({ error: 'futures_entry_blocked', blockReasons: ['opposite_side_open'] });
     const mismatch = await open(key, { coinId: '1', side: 'long', leverage: 4, marginMusd: 100, takeProfitPrice: 60_000 });
     expect(mismatch.json().blockReasons).toEqual(['leverage_mismatch', 'sl_tp_not_allowed_on_add']);
+    // an add at a mark through the liquidation price (the risk job has not run yet)
+    t.market.set('1', 30_000, t.clock.now());
+    try {
+      const rescue = await open(key, { coinId: '1', side: 'long', leverage: 3, marginMusd: 100 });
+      expect(rescue.json().blockReasons).toEqual(['position_at_liquidation']);
+    } finally {
+      t.market.set('1', 50_000, t.clock.now());
+    }
     const after = (await findWallet(t.ctx.database.db, keyId))!;
     expect(after.available.eq(before.available)).toBe(true);
     expect(after.frozenFutures.eq(before.frozenFutures)).toBe(true);

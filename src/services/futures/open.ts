@@ -1,4 +1,4 @@
-import { addToPosition, openTerms, type FuturesSide } from '../../domain/futures/position-math.js';
+import { addToPosition, isThroughLiquidation, openTerms, type FuturesSide } from '../../domain/futures/position-math.js';
 import { triggerProblems } from '../../domain/futures/triggers.js';
 import { Decimal } from '../../domain/money.js';
 import type { CoinRef } from '../../domain/coin-ref.js';
@@ -56,6 +56,10 @@ export async function openPosition(tx: Tx, market: MarketFeed, nowMs: number, re
     if (existing.side !== req.side) reasons.push('opposite_side_open');
     if (!new Decimal(existing.leverage).eq(leverage)) reasons.push('leverage_mismatch');
     if (stopLoss || takeProfit) reasons.push('sl_tp_not_allowed_on_add');
+    // an add must not average a position the risk job is about to liquidate back to life
+    if (isThroughLiquidation(existing.side as FuturesSide, mark, new Decimal(existing.liquidationPrice))) {
+      reasons.push('position_at_liquidation');
+    }
   } else {
     reasons.push(...triggerProblems(req.side, mark, terms.liquidationPrice, stopLoss, takeProfit));
   }
