@@ -188,8 +188,19 @@ function buildRequests(scenario: Scenario, keys: CreatedKey[]): autocannon.Reque
     headers: key ? { ...base, authorization: `Bearer ${key}` } : base,
     ...(body !== undefined ? { body } : {}),
   });
-  return scenario.needsKey ? keys.map((k) => make(k.key)) : [make()];
+  const requests = scenario.needsKey ? keys.map((k) => make(k.key)) : [make()];
+  const field = scenario.uniqueBodyField;
+  if (field === undefined) return requests;
+  // Trade writes need a fresh idempotency key per request: rewrite that one field each time.
+  const template = (scenario.body ?? {}) as Record<string, unknown>;
+  return requests.map((r) => ({
+    ...r,
+    setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify({ ...template, [field]: `${runTag}-${(uniqueCounter += 1)}` }) }),
+  }));
 }
+
+const runTag = `bench-${Date.now().toString(36)}`;
+let uniqueCounter = 0;
 
 /** One request before measuring: a scenario that does not answer as expected is reported, not measured. */
 async function preflight(baseUrl: string, request: autocannon.Request, expectStatus: number): Promise<string | null> {

@@ -20,6 +20,8 @@ export interface Scenario {
   headers?: Record<string, string>;
   /** one line on what the scenario exercises, shown in latest.md */
   description?: string;
+  /** a body field given a fresh value on every request (e.g. `idempotencyKey` for trade writes) */
+  uniqueBodyField?: string;
 }
 
 export const scenarios: Scenario[] = [
@@ -43,5 +45,21 @@ export const scenarios: Scenario[] = [
     path: '/api/agent/market/1',
     needsKey: true,
     description: 'BTC market context: price, changes, sentiment, Fear & Greed, similar coins, observation',
+  },
+  {
+    name: 'spot-market-order',
+    method: 'POST',
+    path: '/api/agent/spot/order',
+    needsKey: true,
+    body: { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.000001, idempotencyKey: 'preflight' },
+    uniqueBodyField: 'idempotencyKey',
+    description: 'spot market buy: idempotency claim + book lock + cash/coin postings + trade-log row in one transaction',
+  },
+  {
+    name: 'portfolio',
+    method: 'GET',
+    path: '/api/agent/portfolio',
+    needsKey: true,
+    description: 'portfolio: book, holdings at mark, open orders, period PnL from snapshots, progression (after the order scenario)',
   },
 ];

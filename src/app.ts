@@ -12,7 +12,11 @@ import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
 import { futuresRoutes } from './http/routes/agent/futures.js';
 import { marketRoutes } from './http/routes/agent/market.js';
+import { arenaRoutes } from './http/routes/arena/index.js';
 import { meRoute } from './http/routes/agent/me.js';
+import { spotRoutes } from './http/routes/agent/spot.js';
+import { accountRoutes } from './http/routes/agent/account.js';
+import { historyRoutes } from './http/routes/agent/history.js';
 import { coinMoverRoutes } from './http/routes/coins/movers.js';
 import { systemRoutes } from './http/routes/system.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
@@ -106,9 +110,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminRoutes(ctx));
   await app.register(meRoute);
   await app.register(ledgerRoutes(ctx));
+  await app.register(spotRoutes(ctx));
+  await app.register(accountRoutes(ctx));
+  await app.register(historyRoutes(ctx));
   await app.register(futuresRoutes(ctx));
   await app.register(marketRoutes(ctx));
   await app.register(coinMoverRoutes(ctx));
+  await app.register(arenaRoutes(ctx));
   if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
 
   app.addHook('onClose', async () => {

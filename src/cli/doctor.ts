@@ -10,6 +10,9 @@ export async function runDoctor(config: Config): Promise<number> {
     for (const d of report.discrepancies) {
       process.stdout.write(`  wallet ${d.walletId} (key ${d.keyId ?? '?'}) ${d.bucket}: balance ${d.balance ?? '-'} vs journal ${d.journal}\n`);
     }
+    for (const d of report.holdingDiscrepancies ?? []) {
+      process.stdout.write(`  wallet ${d.walletId} (key ${d.keyId ?? '?'}) coin ${d.coinId} ${d.bucket}: balance ${d.balance ?? '-'} vs journal ${d.journal}\n`);
+    }
     return report.ok ? 0 : 1;
   } finally {
     await ops.close();

@@ -4,6 +4,7 @@ import type { KeyView } from '../services/keys.js';
 import { parseArgs } from './args.js';
 import { CliError, connectAdmin, type AdminOps } from './admin-ops.js';
 import { runDoctor } from './doctor.js';
+import { competitionsCommand, COMPETITIONS_USAGE } from './competitions.js';
 
 const USAGE = `paper-arena <command>
 
@@ -13,6 +14,7 @@ const USAGE = `paper-arena <command>
   keys revoke <keyId> [--json]
   agents publish <keyId> | agents unpublish <keyId> [--json]
   doctor                                       check every paper book against its journal
+${COMPETITIONS_USAGE}
 
 Keys commands call the running server's admin API and fall back to the database when no server runs.
 Scopes: ${SCOPES.join(', ')} (default: read).`;
@@ -79,6 +81,16 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, sub, ...rest] = positional;
   if (command === 'doctor') return runDoctor(config);
+  if (command === 'competitions') {
+    try {
+      await competitionsCommand(config, sub, rest, flags);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+  }
   if (command !== 'keys' && command !== 'agents') {
     out(USAGE);
     return command === 'help' || command === undefined ? 0 : 2;

@@ -122,6 +122,42 @@ export const equitySnapshots = pgTable(
   (t) => [primaryKey({ columns: [t.keyId, t.day] })],
 );
 
+// ---- spot (migrations/0003_spot.sql)
+export const holdings = pgTable(
+  'holdings',
+  {
+    walletId: integer('wallet_id').notNull(),
+    coinId: text('coin_id').notNull(),
+    available: numeric('available').notNull(),
+    frozen: numeric('frozen').notNull(),
+    avgCostUsd: numeric('avg_cost_usd').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.walletId, t.coinId] })],
+);
+
+export const spotOrders = pgTable('spot_orders', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  keyId: integer('key_id').notNull(),
+  walletId: integer('wallet_id').notNull(),
+  coinId: text('coin_id').notNull(),
+  symbol: text('symbol'),
+  side: text('side').$type<'buy' | 'sell'>().notNull(),
+  orderType: text('order_type').$type<'limit' | 'stop'>().notNull(),
+  quantity: numeric('quantity').notNull(),
+  limitPrice: numeric('limit_price').notNull(),
+  stopPrice: numeric('stop_price'),
+  status: text('status').$type<'open' | 'triggered' | 'filled' | 'cancelled'>().notNull(),
+  frozenAmount: numeric('frozen_amount').notNull(),
+  idempotencyKey: text('idempotency_key'),
+  checkedUntil: ts('checked_until').notNull(),
+  triggeredAt: ts('triggered_at'),
+  fillTradeId: bigint('fill_trade_id', { mode: 'number' }),
+  createdAt: ts('created_at').notNull(),
+  updatedAt: ts('updated_at').notNull(),
+  closedAt: ts('closed_at'),
+});
+
 export const futuresPositions = pgTable('futures_positions', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
   keyId: integer('key_id').notNull(),
@@ -149,6 +185,137 @@ export const futuresPositions = pgTable('futures_positions', {
   closedAt: ts('closed_at'),
   createdAt: ts('created_at').notNull(),
   updatedAt: ts('updated_at').notNull(),
+});
+
+// ---- Agent Arena (migration 0006_arena.sql; queried with SQL in src/storage/arena-*.ts) ----
+
+export const arenaAgentTotals = pgTable(
+  'arena_agent_totals',
+  {
+    keyId: integer('key_id').notNull(),
+    venue: text('venue').notNull(),
+    realizedPnl: numeric('realized_pnl').notNull(),
+    tradeCount: integer('trade_count').notNull(),
+    winCount: integer('win_count').notNull(),
+    lossCount: integer('loss_count').notNull(),
+    neutralCount: integer('neutral_count').notNull(),
+    biggestWin: numeric('biggest_win').notNull(),
+    firstTradeAt: ts('first_trade_at').notNull(),
+    lastTradeAt: ts('last_trade_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.venue] })],
+);
+
+export const arenaAgentDays = pgTable(
+  'arena_agent_days',
+  {
+    keyId: integer('key_id').notNull(),
+    day: text('day').notNull(),
+    venue: text('venue').notNull(),
+    realizedPnl: numeric('realized_pnl').notNull(),
+    tradeCount: integer('trade_count').notNull(),
+    winCount: integer('win_count').notNull(),
+    lossCount: integer('loss_count').notNull(),
+    neutralCount: integer('neutral_count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.day, t.venue] })],
+);
+
+export const arenaRankSnapshots = pgTable('arena_rank_snapshots', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  boardWindow: text('board_window').notNull(),
+  takenAt: ts('taken_at').notNull(),
+  keyIds: integer('key_ids').array().notNull(),
+  ranks: integer('ranks').array().notNull(),
+});
+
+export const competitions = pgTable('competitions', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  slug: text('slug').notNull().unique(),
+  name: text('name').notNull(),
+  description: text('description'),
+  visibility: text('visibility').$type<'public' | 'unlisted'>().notNull(),
+  featured: boolean('featured').notNull(),
+  startsAt: ts('starts_at').notNull(),
+  endsAt: ts('ends_at').notNull(),
+  createdAt: ts('created_at').notNull(),
+  finalBoard: jsonb('final_board'),
+  finalizedAt: ts('finalized_at'),
+});
+
+export const competitionEntries = pgTable(
+  'competition_entries',
+  {
+    competitionId: integer('competition_id').notNull(),
+    keyId: integer('key_id').notNull(),
+    joinedAt: ts('joined_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.competitionId, t.keyId] })],
+);
+
+export const arenaDecisions = pgTable('arena_decisions', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  decisionUuid: uuid('decision_uuid').notNull().unique(),
+  schemaVersion: integer('schema_version').notNull(),
+  opportunityKind: text('opportunity_kind').notNull(),
+  reasonCode: text('reason_code'),
+  result: text('result').notNull(),
+  evaluationPolicyVersion: text('evaluation_policy_version').notNull(),
+  executionPolicyVersion: text('execution_policy_version').notNull(),
+  keyId: integer('key_id'),
+  agent: text('agent'),
+  agentModel: text('agent_model'),
+  venue: text('venue'),
+  eventTitle: text('event_title'),
+  eventSlug: text('event_slug'),
+  eventId: text('event_id'),
+  side: text('side'),
+  chosenOutcome: text('chosen_outcome'),
+  agentForecastProbability: doublePrecision('agent_forecast_probability'),
+  thesis: text('thesis'),
+  marketProbability: doublePrecision('market_probability'),
+  referenceProbability: doublePrecision('reference_probability'),
+  referenceVenueCount: integer('reference_venue_count'),
+  edgePoints: doublePrecision('edge_points'),
+  runId: text('run_id'),
+  clientDecisionId: text('client_decision_id'),
+  decisionContext: jsonb('decision_context'),
+  provenance: jsonb('provenance'),
+  outcomesCount: integer('outcomes_count'),
+  stakeMusd: numeric('stake_musd'),
+  sharesMusd: numeric('shares_musd'),
+  positionId: text('position_id'),
+  createdAt: ts('created_at').notNull(),
+  contentHash: text('content_hash').notNull(),
+  contentHashFields: text('content_hash_fields').array().notNull(),
+  settlementLabel: text('settlement_label'),
+  settledAt: ts('settled_at'),
+  pnlMusd: numeric('pnl_musd'),
+  brier: doublePrecision('brier'),
+  agentBrier: doublePrecision('agent_brier'),
+});
+
+export const arenaScorecardRuns = pgTable('arena_scorecard_runs', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  keyId: integer('key_id').notNull(),
+  agent: text('agent').notNull(),
+  computedAt: ts('computed_at').notNull(),
+  evaluationPolicyVersion: text('evaluation_policy_version').notNull(),
+  executionPolicyVersion: text('execution_policy_version').notNull(),
+  windowKey: text('window_key'),
+  inputCount: integer('input_count').notNull(),
+  forecastedCount: integer('forecasted_count').notNull(),
+  settledForecastCount: integer('settled_forecast_count').notNull(),
+  cohort: jsonb('cohort'),
+  resultJson: jsonb('result_json').notNull(),
+  contentHash: text('content_hash').notNull(),
+  metricsHash: text('metrics_hash').notNull(),
+  contributions: jsonb('contributions').notNull(),
+});
+
+export const arenaIdentityVersion = pgTable('arena_identity_version', {
+  id: integer('id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
 });
 
 export const futuresEvents = pgTable('futures_events', {

@@ -3,7 +3,10 @@ import type { Database } from '../storage/db.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import { pruneLedgerRows } from '../storage/ledger-repo.js';
 import type { Job } from './scheduler.js';
+import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.js';
+import { matchRestingOrders, SPOT_MATCHING_INTERVAL_MS } from './spot-matching.js';
 import { futuresRiskJob } from './futures-risk-job.js';
+import { arenaJobs } from '../services/arena-jobs.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -27,7 +30,22 @@ export function buildJobs(deps: JobDeps): Job[] {
         await pruneLedgerRows(deps.database.db, new Date(nowMs - RETENTION_DAYS * DAY_MS), PRUNE_BATCH_MAX);
       },
     },
+    {
+      name: 'spot-order-matching',
+      intervalMs: SPOT_MATCHING_INTERVAL_MS,
+      async run(nowMs) {
+        await matchRestingOrders(deps.database, deps.market, nowMs);
+      },
+    },
+    {
+      name: 'equity-snapshots',
+      intervalMs: EQUITY_SNAPSHOT_INTERVAL_MS,
+      async run(nowMs) {
+        await snapshotEquity(deps.database, deps.market, nowMs);
+      },
+    },
     futuresRiskJob(deps),
+    ...arenaJobs(deps),
   ];
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;

@@ -1,0 +1,203 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, toWire } from '../../../domain/money.js';
+import { progression } from '../../../domain/progression.js';
+import { computeEquity } from '../../../services/equity.js';
+import { ensureWallet } from '../../../services/spot-trading.js';
+import { snapshotsOnOrBefore, tradeActivity } from '../../../storage/account-repo.js';
+import { getHolding, listHoldings } from '../../../storage/holdings-repo.js';
+import { countKeyOrders, listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
+import type { AppContext } from '../../context.js';
+import { ApiError } from '../../errors.js';
+import { agentErrors, DateTime, ErrorBody, OpenObject } from '../../schemas.js';
+
+const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
+const DAY_MS = 86_400_000;
+/** Delta-polling answers step `asOf` back by this much, so a row committed a moment late is not missed (rows may repeat; de-duplicate by id). */
+export const AS_OF_GRACE_MS = 5_000;
+
+export const pollingAsOf = (nowMs: number) => new Date(nowMs - AS_OF_GRACE_MS).toISOString();
+
+function orderView(o: SpotOrderRow) {
+  return {
+    id: o.id,
+    side: o.side,
+    orderType: o.orderType,
+    coinId: o.coinId,
+    symbol: o.symbol,
+    limitPrice: toWire(o.limitPrice),
+    stopPrice: o.stopPrice === null ? null : toWire(o.stopPrice),
+    quantity: toWire(o.quantity),
+    quantityFilled: o.status === 'filled' ? toWire(o.quantity) : 0,
+    triggered: o.orderType === 'stop' ? o.status === 'triggered' || o.triggeredAt !== null : null,
+    status: o.status,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+  };
+}
+
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/api/agent/wallet',
+      {
+        config: readRoute,
+        schema: {
+          summary: 'USDT cash with its frozen partitions, plus one coin asset when coinId is given',
+          tags: ['agent'],
+          security,
+          querystring: Type.Object({ coinId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
+          response: { 200: OpenObject('walletId, usdt {coinId, available, frozen, frozenPm, frozenFutures, avgCostUsd}, coin|null'), 404: ErrorBody, ...agentErrors },
+        },
+      },
+      async (request) => {
+        const { coinId } = request.query;
+        if (coinId !== undefined && coinId !== CASH_COIN_ID && !ctx.market.coin(coinId)) {
+          throw new ApiError(404, 'coin_not_found', `no coin with coinId ${coinId}`);
+        }
+        const wallet = await ensureWallet(ctx.database.db, request.agentKey!.keyId);
+        const usdt = {
+          coinId: CASH_COIN_ID,
+          available: toWire(wallet.available),
+          frozen: toWire(wallet.frozen),
+          frozenPm: toWire(wallet.frozenPm),
+          frozenFutures: toWire(wallet.frozenFutures),
+          avgCostUsd: 1,
+        };
+        let coin = null;
+        if (coinId !== undefined && coinId !== CASH_COIN_ID) {
+          const h = await getHolding(ctx.database.db, wallet.id, coinId);
+          const held = h.available.plus(h.frozen);
+          coin = { coinId, available: toWire(h.available), frozen: toWire(h.frozen), avgCostUsd: held.isZero() ? null : toWire(h.avgCostUsd) };
+        }
+        return { walletId: wallet.id, usdt, coin };
+      },
+    );
+
+    app.get(
+      '/api/agent/portfolio',
+      {
+        config: readRoute,
+        schema: {
+          summary: 'Equity (USD), cash partitions, period PnL, open orders and progression',
+          tags: ['agent'],
+          security,
+          querystring: Type.Object({
+            fiat: Type.String({ pattern: '^[A-Za-z]{3}$', default: 'USD', description: 'display only; equity stays USD' }),
+            locale: Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$', maxLength: 35, default: 'en' }),
+          }),
+          response: { 200: OpenObject('walletId, equity, pnl, openOrders[], progression, fiat, locale, asOf'), 404: ErrorBody, ...agentErrors },
+        },
+      },
+      async (request) => {
+        const keyId = request.agentKey!.keyId;
+        const db = ctx.database.db;
+        const nowMs = ctx.clock.now();
+        const wallet = await ensureWallet(db, keyId);
+        const windows = [
+          ['24h', DAY_MS],
+          ['7d', 7 * DAY_MS],
+          ['30d', 30 * DAY_MS],
+        ] as const;
+        const [held, orders, starts, activity, ordersPlaced] = await Promise.all([
+          listHoldings(db, wallet.id),
+          listKeyOrders(db, keyId, { limit: 200 }),
+          snapshotsOnOrBefore(db, keyId, windows.map(([, ms]) => utcDay(nowMs - ms))),
+          tradeActivity(db, keyId),
+          countKeyOrders(db, keyId),
+        ]);
+        const equity = await computeEquity(
+          db,
+          ctx.market,
+          keyId,
+          wallet,
+          held.map((h) => ({ coinId: h.coinId, units: h.available.plus(h.frozen), avgCostUsd: h.avgCostUsd })),
+          nowMs,
+        );
+        const pnl: Record<string, number> = {};
+        windows.forEach(([name], i) => {
+          // Window start = the latest daily snapshot on or before the window's start day; a
+          // book without one (younger than the window, or never snapshotted) starts at 50,000.
+          const start = starts[i] !== null ? new Decimal(starts[i]!) : STARTING_CASH_MUSD;
+          const change = equity.totalUsd.minus(start);
+          pnl[`${name}Usd`] = toWire(change);
+          pnl[`${name}Pct`] = start.isZero() ? 0 : toWire(change.div(start));
+        });
+        const allTime = equity.totalUsd.minus(STARTING_CASH_MUSD);
+        pnl.allTimeUsd = toWire(allTime);
+        pnl.allTimePct = toWire(allTime.div(STARTING_CASH_MUSD));
+        return {
+          walletId: wallet.id,
+          equity: {
+            totalUsd: toWire(equity.totalUsd),
+            cashTotal: toWire(equity.cashTotal),
+            available: toWire(wallet.available),
+            frozen: toWire(wallet.frozen),
+            frozenPm: toWire(wallet.frozenPm),
+            frozenFutures: toWire(wallet.frozenFutures),
+            spotHoldingsUsd: toWire(equity.holdingsUsd),
+            otherVenuesUsd: toWire(equity.adjustmentsUsd),
+          },
+          pnl,
+          openOrders: orders.map((o) => ({
+            id: o.id,
+            side: o.side,
+            orderType: o.orderType,
+            coinId: o.coinId,
+            symbol: o.symbol,
+            price: toWire(o.limitPrice),
+            stopPrice: o.stopPrice === null ? null : toWire(o.stopPrice),
+            quantity: toWire(o.quantity),
+            quantityFilled: 0,
+            status: o.status,
+            currentPriceUsd: ctx.market.price(o.coinId)?.priceUsd ?? null,
+          })),
+          progression: progression({ ...activity, ordersPlaced }),
+          fiat: request.query.fiat.toUpperCase(),
+          locale: request.query.locale,
+          asOf: new Date(nowMs).toISOString(),
+        };
+      },
+    );
+
+    app.get(
+      '/api/agent/orders/open',
+      {
+        config: { ...readRoute, ledger: { eventType: 'read' as const, venue: 'spot' } },
+        schema: {
+          summary: 'Resting spot orders (open, triggered); with updatedSince, every order changed since (closed ones included)',
+          tags: ['agent'],
+          security,
+          querystring: Type.Object({
+            coinId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
+            updatedSince: Type.Optional(DateTime),
+          }),
+          response: { 200: OpenObject('walletId, count, rows[], updatedSince, asOf'), 404: ErrorBody, ...agentErrors },
+        },
+      },
+      async (request) => {
+        const { coinId, limit, updatedSince } = request.query;
+        const keyId = request.agentKey!.keyId;
+        const nowMs = ctx.clock.now();
+        const wallet = await ensureWallet(ctx.database.db, keyId);
+        const rows = await listKeyOrders(ctx.database.db, keyId, {
+          coinId,
+          limit,
+          updatedSince: updatedSince !== undefined ? new Date(updatedSince) : undefined,
+        });
+        return {
+          walletId: wallet.id,
+          count: rows.length,
+          rows: rows.map(orderView),
+          updatedSince: updatedSince ?? null,
+          asOf: pollingAsOf(nowMs),
+        };
+      },
+    );
+  };
+}
+

@@ -1,0 +1,191 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { Decimal, toWire } from '../../../domain/money.js';
+import { computeEquity } from '../../../services/equity.js';
+import { auditCounts, drawdownAndActiveDays, listSnapshots, listTrades, realizedPoints, venueStats, type VenueStatsRow } from '../../../storage/account-repo.js';
+import { findWallet } from '../../../storage/books-repo.js';
+import { listHoldings } from '../../../storage/holdings-repo.js';
+import type { AppContext } from '../../context.js';
+import { agentErrors, DateTime, OpenObject, StringEnum } from '../../schemas.js';
+import { pollingAsOf } from './account.js';
+
+const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
+const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
+const DAY_MS = 86_400_000;
+export const REALIZED_POINTS_CAP = 1000;
+const VENUES = ['spot', 'futures', 'pm'] as const;
+
+function venueRecord(rows: VenueStatsRow[]) {
+  const sum = (f: (r: VenueStatsRow) => number) => rows.reduce((a, r) => a + f(r), 0);
+  const realized = rows.reduce((a, r) => a.plus(r.realizedPnl), new Decimal(0));
+  const winCount = sum((r) => r.winCount);
+  const lossCount = sum((r) => r.lossCount);
+  return {
+    realizedPnlMusd: toWire(realized),
+    tradeCount: sum((r) => r.tradeCount),
+    winCount,
+    lossCount,
+    neutralCount: sum((r) => r.neutralCount),
+    winRate: winCount + lossCount === 0 ? null : toWire(new Decimal(winCount).div(winCount + lossCount)),
+  };
+}
+
+const share = (n: number, total: number) => (total === 0 ? null : toWire(new Decimal(n).div(total)));
+
+export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/api/agent/trades',
+      {
+        config: readRoute,
+        schema: {
+          summary: 'Trade log of every venue (fills, closes, settlements), most recent first',
+          tags: ['agent'],
+          security,
+          querystring: Type.Object({
+            venue: StringEnum(['all', 'spot', 'futures', 'pm'] as const, { default: 'all' }),
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
+            updatedSince: Type.Optional(DateTime),
+          }),
+          response: { 200: OpenObject('walletId, venue, count, updatedSince, asOf, trades[]'), ...agentErrors },
+        },
+      },
+      async (request) => {
+        const { venue, limit, updatedSince } = request.query;
+        const keyId = request.agentKey!.keyId;
+        const nowMs = ctx.clock.now();
+        const [wallet, rows] = await Promise.all([
+          findWallet(ctx.database.db, keyId),
+          listTrades(ctx.database.db, keyId, { venue, limit, updatedSince: updatedSince ? new Date(updatedSince) : undefined }),
+        ]);
+        return {
+          walletId: wallet?.id ?? null,
+          venue,
+          count: rows.length,
+          updatedSince: updatedSince ?? null,
+          asOf: pollingAsOf(nowMs),
+          trades: rows.map((r) => ({
+            venue: r.venue,
+            id: r.id,
+            closedAt: r.closedAt.toISOString(),
+            side: r.side,
+            realizedPnlMusd: r.realizedPnl === null ? null : toWire(r.realizedPnl),
+            coinId: r.coinId,
+            symbol: r.symbol,
+            market: r.market,
+            outcome: r.outcome,
+            detail: r.detail,
+          })),
+        };
+      },
+    );
+
+    app.get(
+      '/api/agent/equity-curve',
+      {
+        config: readRoute,
+        schema: {
+          summary: 'Daily equity points, or one point per realization with the cumulative realized PnL',
+          tags: ['agent'],
+          security,
+          querystring: Type.Object({
+            days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
+            granularity: StringEnum(['daily', 'realized'] as const, { default: 'daily' }),
+          }),
+          response: { 200: OpenObject('walletId, window {days, from}, granularity, points[]'), ...agentErrors },
+        },
+      },
+      async (request) => {
+        const { days, granularity } = request.query;
+        const keyId = request.agentKey!.keyId;
+        const db = ctx.database.db;
+        const nowMs = ctx.clock.now();
+        const from = new Date(nowMs - days * DAY_MS);
+        const wallet = await findWallet(db, keyId);
+        const base = { walletId: wallet?.id ?? null, window: { days, from: from.toISOString() }, granularity };
+        if (granularity === 'realized') {
+          const points = await realizedPoints(db, keyId, from, REALIZED_POINTS_CAP);
+          return {
+            ...base,
+            points: points.map((p) => ({
+              t: p.t.toISOString(),
+              venue: p.venue,
+              realizedPnlMusd: toWire(p.realizedPnl),
+              cumulativeRealizedPnlMusd: toWire(p.cumulative),
+              tradeId: p.id,
+            })),
+          };
+        }
+        if (!wallet) return { ...base, points: [] };
+        const snapshots = await listSnapshots(db, keyId, from.toISOString().slice(0, 10));
+        const points = snapshots.map((s) => ({ date: s.day, usdValue: toWire(s.usdValue) }));
+        // Today's point is the live equity (the snapshot job writes the day's value as it goes).
+        const today = new Date(nowMs).toISOString().slice(0, 10);
+        const held = await listHoldings(db, wallet.id);
+        const live = await computeEquity(
+          db,
+          ctx.market,
+          keyId,
+          wallet,
+          held.map((h) => ({ coinId: h.coinId, units: h.available.plus(h.frozen), avgCostUsd: h.avgCostUsd })),
+          nowMs,
+        );
+        const todayPoint = { date: today, usdValue: toWire(live.totalUsd) };
+        if (points.at(-1)?.date === today) points[points.length - 1] = todayPoint;
+        else points.push(todayPoint);
+        return { ...base, points };
+      },
+    );
+
+    app.get(
+      '/api/agent/performance',
+      {
+        config: readRoute,
+        schema: {
+          summary: 'Realized performance of the calling key (totals and by venue), evaluation and audit stats',
+          tags: ['agent'],
+          security,
+          response: { 200: OpenObject('apiKeyId, totals, byVenue {spot, futures, pm}, evaluation, auditStats, asOf'), ...agentErrors },
+        },
+      },
+      async (request) => {
+        const keyId = request.agentKey!.keyId;
+        const db = ctx.database.db;
+        // Ledger rows are written in batches; count this process's pending rows too.
+        await ctx.ledger.flush();
+        const [stats, dd, audit] = await Promise.all([venueStats(db, keyId), drawdownAndActiveDays(db, keyId), auditCounts(db, keyId)]);
+        const totals = venueRecord(stats);
+        const grossWin = stats.reduce((a, r) => a.plus(r.grossWin), new Decimal(0));
+        const grossLoss = stats.reduce((a, r) => a.plus(r.grossLoss), new Decimal(0));
+        const n = audit.ledgerEventCount;
+        return {
+          apiKeyId: keyId,
+          totals,
+          byVenue: Object.fromEntries(VENUES.map((v) => [v, venueRecord(stats.filter((r) => r.venue === v))])),
+          evaluation: {
+            maxDrawdownMusd: toWire(dd.maxDrawdown),
+            profitFactor: grossLoss.isZero() ? null : toWire(grossWin.div(grossLoss)),
+            averageWinMusd: totals.winCount === 0 ? null : toWire(grossWin.div(totals.winCount)),
+            averageLossMusd: totals.lossCount === 0 ? null : toWire(grossLoss.negated().div(totals.lossCount)),
+            activeDays: dd.activeDays,
+          },
+          auditStats: {
+            ledgerEventCount: n,
+            quoteCount: audit.quoteCount,
+            writeCount: audit.writeCount,
+            rejectionCount: audit.rejectionCount,
+            idempotentReplayCount: audit.idempotentReplayCount,
+            runIdEventCount: audit.runIdEventCount,
+            decisionIdEventCount: audit.decisionIdEventCount,
+            missingRunIdCount: n - audit.runIdEventCount,
+            missingDecisionIdCount: n - audit.decisionIdEventCount,
+            runTraceCoverage: share(audit.runIdEventCount, n),
+            decisionTraceCoverage: share(audit.decisionIdEventCount, n),
+            quoteBeforeTradeRate: share(audit.writesWithQuote, audit.writeCount),
+          },
+          asOf: new Date(ctx.clock.now()).toISOString(),
+        };
+      },
+    );
+  };
+}

@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { keyIdFromHandle } from '../../../domain/api-keys.js';
+import { BOARD_WINDOWS, DEFAULT_WINDOW } from '../../../arena/windows.js';
+import { ArenaBoards } from '../../../services/arena-board.js';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { StringEnum } from '../../schemas.js';
+import { CACHE, HandleParam, OpenResponse, publicErrors, tags } from './schemas.js';
+
+/** `GET /api/arena` and `GET /api/arena/{handle}` (contract §4.2). */
+export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.database.db, ctx.clock)): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/api/arena',
+      {
+        config: { publicRate: true },
+        schema: {
+          summary: 'Arena leaderboard (arena-ranking-v1)',
+          tags,
+          querystring: Type.Object({
+            page: Type.Integer({ minimum: 1, maximum: 100, default: 1 }),
+            pageSize: Type.Integer({ minimum: 1, maximum: 50, default: 12 }),
+            window: StringEnum(BOARD_WINDOWS, { default: DEFAULT_WINDOW }),
+          }),
+          response: { 200: OpenResponse('leaderboard: page, pageSize, total, minDecidedTrades, contract, window, source, rows, asOf'), ...publicErrors },
+        },
+      },
+      async (request, reply) => {
+        const { page, pageSize, window } = request.query;
+        reply.header('cache-control', CACHE.leaderboard);
+        return boards.leaderboard(window, page, pageSize);
+      },
+    );
+
+    app.get(
+      '/api/arena/:handle',
+      {
+        config: { publicRate: true },
+        schema: {
+          summary: 'Arena agent profile',
+          tags,
+          params: HandleParam,
+          response: { 200: OpenResponse('agent profile: agent, minDecidedTrades, contract'), ...publicErrors },
+        },
+      },
+      async (request, reply) => {
+        const { handle } = request.params;
+        const keyId = keyIdFromHandle(handle);
+        const profile = keyId === null ? null : await boards.profile(keyId, handle);
+        if (!profile) throw notFound('agent_not_found', `no public agent ${handle}`);
+        reply.header('cache-control', CACHE.leaderboard);
+        return profile;
+      },
+    );
+  };
+}

@@ -1,0 +1,247 @@
+import { handleFor } from '../domain/api-keys.js';
+import { badgesFor } from '../arena/badges.js';
+import {
+  arenaContract,
+  compareRankable,
+  isQualified,
+  LISTING_MIN_DECIDED_TRADES,
+  rankScore,
+  SMALL_SAMPLE_BELOW_DECIDED_TRADES,
+  type ArenaContract,
+} from '../arena/ranking.js';
+import { allTimeSparkline, ARENA_SPARK_POINTS, windowedSparkline, type DayPnl } from '../arena/sparkline.js';
+import { byVenueView, decidedOf, emptyVenueCounts, roundMusd, totalOf, winRateOf, type Counts, type VenueCounts } from '../arena/stats.js';
+import { daysBetween, resolveWindow, utcDay, windowTimeBucket, type BoardWindow, type WindowSpec } from '../arena/windows.js';
+import {
+  boardFingerprint,
+  findRankSnapshotId,
+  firstMigrationDay,
+  loadAllTimeAgents,
+  loadDayPnl,
+  loadDayWindowCounts,
+  loadRankSnapshot,
+  loadTradeDayPnl,
+  loadTradeWindowCounts,
+  type AllTimeAgent,
+} from '../storage/arena-board-repo.js';
+import type { Queryable } from '../storage/db.js';
+import type { Clock } from '../util/clock.js';
+
+const DAY_MS = 86_400_000;
+/** rankDelta compares with the newest snapshot of the same window at least this old. */
+export const RANK_DELTA_MIN_AGE_MS = 6 * 3_600_000;
+/**
+ * From this many public agents a rebuild takes long enough that readers keep the previous
+ * board while one rebuild runs in the background (stale-while-revalidate); smaller boards are
+ * rebuilt before answering, so they are always exact.
+ */
+export const BACKGROUND_REBUILD_MIN_AGENTS = 1000;
+
+export interface BoardEntry {
+  agent: AllTimeAgent;
+  handle: string;
+  window: VenueCounts;
+  total: Counts;
+  decided: number;
+  score: number;
+}
+
+export interface Board {
+  window: BoardWindow;
+  spec: WindowSpec;
+  entries: BoardEntry[];
+  rankOf: Map<number, number>;
+  key: string;
+}
+
+/**
+ * Ranks every public agent for a window from the precomputed aggregates and keeps the result
+ * in memory until a trade lands, a public identity changes, or the window moves on.
+ */
+export class ArenaBoards {
+  private readonly boards = new Map<BoardWindow, Board>();
+  private readonly building = new Map<BoardWindow, { key: string; promise: Promise<Board> }>();
+  private readonly snapshots = new Map<number, Map<number, number>>();
+  /** Served rows per board state, page and minute (badges and rankDelta move with time). */
+  private readonly pages = new Map<string, Promise<unknown[]>>();
+  private readonly snapshotIds = new Map<string, Promise<number | null>>();
+  private contractRecord: ArenaContract | null = null;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly clock: Clock,
+  ) {}
+
+  async contract(): Promise<ArenaContract> {
+    this.contractRecord ??= arenaContract(await firstMigrationDay(this.db));
+    return this.contractRecord;
+  }
+
+  async board(window: BoardWindow): Promise<Board> {
+    const now = this.clock.now();
+    const key = `${window}|${await boardFingerprint(this.db)}|${windowTimeBucket(window, now)}`;
+    const cached = this.boards.get(window);
+    if (cached?.key === key) return cached;
+    const big = cached !== undefined && cached.entries.length >= BACKGROUND_REBUILD_MIN_AGENTS;
+    // One build per window at a time, whatever the fingerprint.
+    const running = this.building.get(window);
+    if (running) {
+      if (big) return cached;
+      if (running.key === key) return running.promise;
+      await running.promise.catch(() => undefined);
+      return this.board(window);
+    }
+    const promise = this.build(window, now, key)
+      .then((board) => {
+        this.boards.set(window, board);
+        return board;
+      })
+      .finally(() => this.building.delete(window));
+    promise.catch(() => undefined);
+    this.building.set(window, { key, promise });
+    return big ? cached : promise;
+  }
+
+  private async build(window: BoardWindow, now: number, key: string): Promise<Board> {
+    const agents = await loadAllTimeAgents(this.db);
+    const earliest = agents.reduce<number | null>(
+      (min, a) => (a.firstTradeAtMs !== null && (min === null || a.firstTradeAtMs < min) ? a.firstTradeAtMs : min),
+      null,
+    );
+    const spec = resolveWindow(window, now, earliest);
+    const windowCounts =
+      spec.kind === 'days'
+        ? await loadDayWindowCounts(this.db, spec.fromDay)
+        : spec.kind === 'rolling'
+          ? await loadTradeWindowCounts(this.db, spec.fromMs)
+          : null;
+    const entries = agents.map((agent): BoardEntry => {
+      const venues = windowCounts ? (windowCounts.get(agent.keyId) ?? emptyVenueCounts()) : agent.venues;
+      const total = totalOf(venues);
+      const decided = decidedOf(total);
+      return { agent, handle: handleFor(agent.keyId, agent.agentName), window: venues, total, decided, score: rankScore(total.pnl, total.wins, decided) };
+    });
+    entries.sort((a, b) => compareRankable(rankable(a), rankable(b)));
+    const rankOf = new Map<number, number>();
+    entries.forEach((e, i) => rankOf.set(e.agent.keyId, i + 1));
+    return { window, spec, entries, rankOf, key };
+  }
+
+  /** `GET /api/arena`. */
+  async leaderboard(window: BoardWindow, page: number, pageSize: number) {
+    const board = await this.board(window);
+    const minute = Math.floor(this.clock.now() / 60_000);
+    const cacheKey = `${board.key}|${page}|${pageSize}|${minute}`;
+    let rows = this.pages.get(cacheKey);
+    if (!rows) {
+      const slice = board.entries.slice((page - 1) * pageSize, page * pageSize);
+      rows = this.rows(board, slice);
+      if (this.pages.size >= 500) this.pages.clear();
+      this.pages.set(cacheKey, rows);
+      rows.catch(() => this.pages.delete(cacheKey));
+    }
+    return {
+      page,
+      pageSize,
+      total: board.entries.length,
+      minDecidedTrades: LISTING_MIN_DECIDED_TRADES,
+      contract: await this.contract(),
+      window,
+      source: 'live' as const,
+      rows: await rows,
+      asOf: new Date(this.clock.now()).toISOString(),
+    };
+  }
+
+  /** `GET /api/arena/{handle}` (all-time row, like the default board); null when not listed. */
+  async profile(keyId: number, handle: string) {
+    const board = await this.board('3m');
+    const entry = board.entries.find((e) => e.agent.keyId === keyId);
+    if (!entry || entry.handle !== handle) return null;
+    const [agent] = await this.rows(board, [entry]);
+    return { agent: agent!, minDecidedTrades: LISTING_MIN_DECIDED_TRADES, contract: await this.contract() };
+  }
+
+  private async rows(board: Board, entries: BoardEntry[]) {
+    const now = this.clock.now();
+    const sparks = await this.sparklines(board.spec, entries, now);
+    const previous = await this.previousRanks(board.window, now);
+    return entries.map((e) => {
+      const rank = board.rankOf.get(e.agent.keyId)!;
+      const prev = previous?.get(e.agent.keyId);
+      const allTime = totalOf(e.agent.venues);
+      return {
+        rank,
+        rankScore: roundMusd(e.score),
+        handle: e.handle,
+        agentName: e.agent.agentName,
+        source: 'live' as const,
+        realizedPnlMusd: e.total.pnl,
+        tradeCount: e.total.trades,
+        decidedTradeCount: e.decided,
+        winCount: e.total.wins,
+        lossCount: e.total.losses,
+        winRate: winRateOf(e.total),
+        byVenue: byVenueView(e.window),
+        lastTradeAt: e.agent.lastTradeAtMs === null ? null : new Date(e.agent.lastTradeAtMs).toISOString(),
+        biggestWinMusd: roundMusd(e.agent.biggestWin),
+        sparkline: sparks.get(e.agent.keyId) ?? [],
+        badges: badgesFor(
+          {
+            decided: decidedOf(allTime),
+            wins: allTime.wins,
+            venueTradeCounts: { spot: e.agent.venues.spot.trades, futures: e.agent.venues.futures.trades, pm: e.agent.venues.pm.trades },
+            biggestWin: e.agent.biggestWin,
+            lastTradeAtMs: e.agent.lastTradeAtMs,
+          },
+          now,
+        ),
+        rankDelta: prev === undefined ? null : prev - rank,
+        model: e.agent.agentModel,
+        auditStats: null,
+        qualified: isQualified(e.decided),
+        smallSample: e.decided < SMALL_SAMPLE_BELOW_DECIDED_TRADES,
+      };
+    });
+  }
+
+  private async sparklines(spec: WindowSpec, entries: BoardEntry[], now: number): Promise<Map<number, number[]>> {
+    const ids = entries.map((e) => e.agent.keyId);
+    const out = new Map<number, number[]>();
+    if (spec.kind === 'rolling') {
+      const days = await loadTradeDayPnl(this.db, ids, spec.fromMs, now);
+      for (const e of entries) out.set(e.agent.keyId, windowedSparkline(spec.days, days.get(e.agent.keyId) ?? []));
+      return out;
+    }
+    const range = spec.kind === 'days' ? spec.days : daysBetween(now - (ARENA_SPARK_POINTS - 1) * DAY_MS, now);
+    const days = await loadDayPnl(this.db, ids, range[0]!);
+    for (const e of entries) {
+      const rows: DayPnl[] = (days.get(e.agent.keyId) ?? []).filter((d) => d.day <= utcDay(now));
+      out.set(e.agent.keyId, spec.kind === 'days' ? windowedSparkline(range, rows) : allTimeSparkline(range, rows, e.total.pnl));
+    }
+    return out;
+  }
+
+  private async previousRanks(window: BoardWindow, now: number): Promise<Map<number, number> | null> {
+    // The newest snapshot ≥ 6 h old only moves when time passes an hourly snapshot; look it up once a minute.
+    const idKey = `${window}|${Math.floor(now / 60_000)}`;
+    let lookup = this.snapshotIds.get(idKey);
+    if (!lookup) {
+      lookup = findRankSnapshotId(this.db, window, now - RANK_DELTA_MIN_AGE_MS);
+      if (this.snapshotIds.size >= 100) this.snapshotIds.clear();
+      this.snapshotIds.set(idKey, lookup);
+      lookup.catch(() => this.snapshotIds.delete(idKey));
+    }
+    const id = await lookup;
+    if (id === null) return null;
+    let ranks = this.snapshots.get(id);
+    if (!ranks) {
+      ranks = await loadRankSnapshot(this.db, id);
+      if (this.snapshots.size > 24) this.snapshots.clear();
+      this.snapshots.set(id, ranks);
+    }
+    return ranks;
+  }
+}
+
+const rankable = (e: BoardEntry) => ({ handle: e.handle, realizedPnl: e.total.pnl, decided: e.decided, score: e.score });

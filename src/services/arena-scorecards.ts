@@ -1,0 +1,88 @@
+import { handleFor } from '../domain/api-keys.js';
+import { EVALUATION_POLICY_VERSION, EXECUTION_POLICY_VERSION } from '../arena/decisions.js';
+import { trackA, trackB } from '../arena/scorecard.js';
+import { listDecisionScores } from '../storage/arena-decisions-repo.js';
+import { insertRun, latestRunOf, listScorecardCandidates, loadRealizedSeries, type RunRow } from '../storage/arena-scorecards-repo.js';
+import type { Queryable } from '../storage/db.js';
+import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
+
+const runRef = (run: RunRow | null) => (run ? { id: run.id, computedAt: run.computedAt, contentHash: run.contentHash } : null);
+
+/** Both tracks of one agent, computed now, plus what a run freezes beside them. */
+export async function computeScorecard(db: Queryable, keyId: number) {
+  const { realized, tradeCount } = await loadRealizedSeries(db, keyId);
+  const decisions = await listDecisionScores(db, keyId);
+  const pmEntries = decisions
+    .filter((d) => (d.settlementLabel === 'won' || d.settlementLabel === 'lost') && d.marketProbability !== null)
+    .map((d) => ({ probability: d.marketProbability!, won: d.settlementLabel === 'won' }));
+  const scorecard = trackA({ realized, tradeCount, pmEntries });
+  const { forecastSkill, contributions } = trackB(decisions);
+  const latest = await latestRunOf(db, keyId);
+  const response = {
+    scorecard,
+    calibrationBasis: 'market_entry' as const,
+    forecastSkill,
+    evaluationPolicyVersion: EVALUATION_POLICY_VERSION,
+    executionPolicyVersion: EXECUTION_POLICY_VERSION,
+    latestRun: runRef(latest),
+  };
+  return {
+    response,
+    contributions,
+    latest,
+    inputCount: decisions.length,
+    forecastedCount: decisions.filter((d) => d.agentForecastProbability !== null).length,
+    metricsHash: sha256Hex(`${scorecard?.contentHash ?? 'null'}:${forecastSkill.contentHash}`),
+  };
+}
+
+/** Freezes a run for one agent when its scores changed since its latest run; returns the new id. */
+export async function freezeRun(db: Queryable, keyId: number, agentName: string | null, nowMs: number): Promise<number | null> {
+  const sc = await computeScorecard(db, keyId);
+  if (sc.latest?.metricsHash === sc.metricsHash) return null;
+  const resultJson = JSON.parse(JSON.stringify(sc.response)) as unknown;
+  return insertRun(db, {
+    keyId,
+    agent: handleFor(keyId, agentName),
+    computedAtMs: nowMs,
+    evaluationPolicyVersion: EVALUATION_POLICY_VERSION,
+    executionPolicyVersion: EXECUTION_POLICY_VERSION,
+    windowKey: null,
+    inputCount: sc.inputCount,
+    forecastedCount: sc.forecastedCount,
+    settledForecastCount: sc.response.forecastSkill.forecastedCount,
+    cohort: { v: 1, universe: 'all', category: null, source: null, horizon: null },
+    resultJson,
+    contentHash: sha256Hex(canonicalJson(resultJson)),
+    metricsHash: sc.metricsHash,
+    contributions: sc.contributions,
+  });
+}
+
+/** The scorecard-runs job: one pass over public agents with activity. */
+export async function freezeScorecardRuns(db: Queryable, nowMs: number): Promise<number> {
+  let frozen = 0;
+  for (const agent of await listScorecardCandidates(db)) {
+    if ((await freezeRun(db, agent.keyId, agent.agentName, nowMs)) !== null) frozen += 1;
+  }
+  return frozen;
+}
+
+/** Compact list item (no resultJson). */
+export function compactRun(r: RunRow) {
+  return {
+    id: r.id,
+    computedAt: r.computedAt,
+    evaluationPolicyVersion: r.evaluationPolicyVersion,
+    executionPolicyVersion: r.executionPolicyVersion,
+    windowKey: r.windowKey,
+    inputCount: r.inputCount,
+    forecastedCount: r.forecastedCount,
+    settledForecastCount: r.settledForecastCount,
+    contentHash: r.contentHash,
+  };
+}
+
+export function fullRun(r: RunRow) {
+  return { ...compactRun(r), apiKeyId: r.keyId, agent: r.agent, cohort: r.cohort, resultJson: r.resultJson, contributions: r.contributions };
+}

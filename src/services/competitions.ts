@@ -1,0 +1,150 @@
+import { handleFor } from '../domain/api-keys.js';
+import { COMPETITION_MIN_DECIDED_TRADES, COMPETITION_SLUG_PATTERN, competitionStatus, rankCompetition } from '../arena/competitions.js';
+import { COMPETITION_SPARK_MAX_POINTS, windowedSparkline } from '../arena/sparkline.js';
+import { byVenueView, decidedOf, emptyVenueCounts, totalOf, winRateOf } from '../arena/stats.js';
+import { daysBetween } from '../arena/windows.js';
+import { loadTradeDayPnl, loadTradeWindowCounts } from '../storage/arena-board-repo.js';
+import { ApiError, invalidRequest, notFound } from '../http/errors.js';
+import { findKey } from '../storage/keys-repo.js';
+import {
+  findCompetition,
+  freezeFinalBoard,
+  insertCompetition,
+  insertEntry,
+  listAllCompetitions,
+  listListedCompetitions,
+  listPublicEntrants,
+  type CompetitionRow,
+} from '../storage/competitions-repo.js';
+import type { Queryable } from '../storage/db.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Public meta: no ids, owners or invite codes. */
+export function competitionMeta(c: CompetitionRow, nowMs: number) {
+  return {
+    slug: c.slug,
+    name: c.name,
+    description: c.description,
+    visibility: c.visibility,
+    featured: c.featured,
+    startsAt: iso(c.startsAtMs),
+    endsAt: iso(c.endsAtMs),
+    status: competitionStatus(nowMs, c.startsAtMs, c.endsAtMs),
+    createdAt: iso(c.createdAtMs),
+    entryCount: c.entryCount,
+  };
+}
+
+export async function listCompetitions(db: Queryable, nowMs: number) {
+  return { competitions: (await listListedCompetitions(db)).map((c) => competitionMeta(c, nowMs)), asOf: iso(nowMs) };
+}
+
+type BoardRow = Awaited<ReturnType<typeof computeRows>>[number];
+
+/** Standings over [startsAt, min(endsAt, now)] of the public entrants. */
+async function computeRows(db: Queryable, c: CompetitionRow, nowMs: number) {
+  const entrants = await listPublicEntrants(db, c.id);
+  const toMs = Math.min(c.endsAtMs, nowMs);
+  const ids = entrants.map((e) => e.keyId);
+  const counts = ids.length > 0 && toMs >= c.startsAtMs ? await loadTradeWindowCounts(db, c.startsAtMs, toMs, ids) : new Map();
+  const days = ids.length > 0 && toMs >= c.startsAtMs ? await loadTradeDayPnl(db, ids, c.startsAtMs, toMs) : new Map();
+  const range = toMs >= c.startsAtMs ? daysBetween(c.startsAtMs, toMs) : [];
+  const rows = entrants.map((e) => {
+    const venues = counts.get(e.keyId) ?? emptyVenueCounts();
+    const total = totalOf(venues);
+    return {
+      keyId: e.keyId,
+      handle: handleFor(e.keyId, e.agentName),
+      agentName: e.agentName,
+      model: e.agentModel,
+      realizedPnl: total.pnl,
+      decided: decidedOf(total),
+      realizedPnlMusd: total.pnl,
+      tradeCount: total.trades,
+      decidedTradeCount: decidedOf(total),
+      winCount: total.wins,
+      lossCount: total.losses,
+      winRate: winRateOf(total),
+      byVenue: byVenueView(venues),
+      sparkline: range.length > 0 ? windowedSparkline(range, days.get(e.keyId) ?? [], COMPETITION_SPARK_MAX_POINTS) : [],
+      joinedAt: iso(e.joinedAtMs),
+    };
+  });
+  return rankCompetition(rows);
+}
+
+/** What leaves: no key ids, and no ranking helpers. */
+function publicRow(r: BoardRow) {
+  const { keyId: _k, realizedPnl: _p, decided: _d, ...row } = r;
+  return row;
+}
+
+/** `GET /api/competitions/{slug}`; null for an unknown slug. Ended boards are frozen on first read. */
+export async function competitionBoard(db: Queryable, slug: string, nowMs: number) {
+  const c = await findCompetition(db, slug);
+  if (!c) return null;
+  let rows: BoardRow[];
+  if (c.finalBoard) {
+    // Frozen standings; agents that have since unpublished or been revoked still leave every public read.
+    const visible = new Set((await listPublicEntrants(db, c.id)).map((e) => e.keyId));
+    rows = (c.finalBoard as BoardRow[]).filter((r) => visible.has(r.keyId));
+  } else {
+    rows = await computeRows(db, c, nowMs);
+    if (nowMs >= c.endsAtMs) await freezeFinalBoard(db, c.id, rows, nowMs);
+  }
+  return {
+    competition: competitionMeta(c, nowMs),
+    minDecidedTrades: COMPETITION_MIN_DECIDED_TRADES,
+    rows: rows.map(publicRow),
+    asOf: iso(nowMs),
+  };
+}
+
+export interface CreateCompetitionInput {
+  slug: string;
+  title: string;
+  description?: string | null;
+  startsAt: string;
+  endsAt: string;
+  visibility?: 'featured' | 'public' | 'unlisted';
+}
+
+/** Owner action (admin API and CLI): creates a competition or says why not. */
+export async function createCompetition(db: Queryable, input: CreateCompetitionInput, nowMs: number) {
+  if (!new RegExp(COMPETITION_SLUG_PATTERN).test(input.slug)) throw invalidRequest('body.slug', 'slug: 1..80 of a-z, 0-9 and -, starting with a letter or digit');
+  if (input.title.length < 1 || input.title.length > 120) throw invalidRequest('body.title', 'title: 1..120 characters');
+  const startsAtMs = Date.parse(input.startsAt);
+  const endsAtMs = Date.parse(input.endsAt);
+  if (!Number.isFinite(startsAtMs)) throw invalidRequest('body.startsAt', 'body.startsAt is not a date-time');
+  if (!Number.isFinite(endsAtMs) || endsAtMs <= startsAtMs) throw invalidRequest('body.endsAt', 'body.endsAt must be a date-time after startsAt');
+  const visibility = input.visibility ?? 'public';
+  const created = await insertCompetition(db, {
+    slug: input.slug,
+    name: input.title,
+    description: input.description ?? null,
+    visibility: visibility === 'unlisted' ? 'unlisted' : 'public',
+    featured: visibility === 'featured',
+    startsAtMs,
+    endsAtMs,
+    createdAtMs: nowMs,
+  });
+  if (!created) throw new ApiError(409, 'competition_slug_taken', `slug ${input.slug} is taken`, { field: 'body.slug' });
+  return competitionMeta(created, nowMs);
+}
+
+/** Owner action: enters a key (idempotent; the first join time stays). */
+export async function enterCompetition(db: Queryable, slug: string, keyId: number, nowMs: number) {
+  const competition = await findCompetition(db, slug);
+  if (!competition) throw notFound('competition_not_found', `no competition ${slug}`);
+  const key = await findKey(db, keyId);
+  if (!key) throw notFound('key_not_found', `no key ${keyId}`);
+  if (key.revokedAt) throw new ApiError(409, 'key_revoked', `key ${keyId} is revoked`, { field: 'body.keyId' });
+  if (nowMs >= competition.endsAtMs) throw new ApiError(409, 'competition_ended', `competition ${slug} has ended`);
+  const joinedAtMs = await insertEntry(db, competition.id, keyId, nowMs);
+  return { slug, keyId, joinedAt: iso(joinedAtMs), public: key.isPublic };
+}
+
+export async function listAllCompetitionMeta(db: Queryable, nowMs: number) {
+  return { competitions: (await listAllCompetitions(db)).map((c) => competitionMeta(c, nowMs)) };
+}

@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm';
+import { queryRows, type Queryable } from './db.js';
+
+export interface CompetitionRow {
+  id: number;
+  slug: string;
+  name: string;
+  description: string | null;
+  visibility: 'public' | 'unlisted';
+  featured: boolean;
+  startsAtMs: number;
+  endsAtMs: number;
+  createdAtMs: number;
+  entryCount: number;
+  finalBoard: unknown[] | null;
+}
+
+export interface NewCompetition {
+  slug: string;
+  name: string;
+  description: string | null;
+  visibility: 'public' | 'unlisted';
+  featured: boolean;
+  startsAtMs: number;
+  endsAtMs: number;
+  createdAtMs: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const columns = sql`c.id, c.slug, c.name, c.description, c.visibility, c.featured,
+  (extract(epoch from c.starts_at) * 1000)::float8 as "startsAtMs", (extract(epoch from c.ends_at) * 1000)::float8 as "endsAtMs",
+  (extract(epoch from c.created_at) * 1000)::float8 as "createdAtMs", c.final_board as "finalBoard",
+  (select count(*)::int from competition_entries e where e.competition_id = c.id) as "entryCount"`;
+
+/** Inserts a competition; null when the slug is taken. */
+export async function insertCompetition(db: Queryable, c: NewCompetition): Promise<CompetitionRow | null> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`insert into competitions (slug, name, description, visibility, featured, starts_at, ends_at, created_at)
+        values (${c.slug}, ${c.name}, ${c.description}, ${c.visibility}, ${c.featured}, ${iso(c.startsAtMs)}::timestamptz,
+          ${iso(c.endsAtMs)}::timestamptz, ${iso(c.createdAtMs)}::timestamptz)
+        on conflict (slug) do nothing returning id`,
+  );
+  return rows[0] ? findCompetition(db, c.slug) : null;
+}
+
+export async function findCompetition(db: Queryable, slug: string): Promise<CompetitionRow | null> {
+  const rows = await queryRows<CompetitionRow>(db, sql`select ${columns} from competitions c where c.slug = ${slug}`);
+  return rows[0] ?? null;
+}
+
+/** Featured and public competitions (never unlisted), featured first, newest start first. */
+export async function listListedCompetitions(db: Queryable): Promise<CompetitionRow[]> {
+  return queryRows<CompetitionRow>(
+    db,
+    sql`select ${columns} from competitions c where c.visibility = 'public' order by c.featured desc, c.starts_at desc, c.id desc`,
+  );
+}
+
+export async function listAllCompetitions(db: Queryable): Promise<CompetitionRow[]> {
+  return queryRows<CompetitionRow>(db, sql`select ${columns} from competitions c order by c.id`);
+}
+
+/** Enters a key once; entering again keeps the first join time. Returns the join time. */
+export async function insertEntry(db: Queryable, competitionId: number, keyId: number, joinedAtMs: number): Promise<number> {
+  await db.execute(
+    sql`insert into competition_entries (competition_id, key_id, joined_at) values (${competitionId}, ${keyId}, ${iso(joinedAtMs)}::timestamptz)
+        on conflict do nothing`,
+  );
+  const [row] = await queryRows<{ at: number }>(
+    db,
+    sql`select (extract(epoch from joined_at) * 1000)::float8 as at from competition_entries where competition_id = ${competitionId} and key_id = ${keyId}`,
+  );
+  return Number(row!.at);
+}
+
+export interface EntrantRow {
+  keyId: number;
+  agentName: string | null;
+  agentModel: string | null;
+  joinedAtMs: number;
+}
+
+/** Entered keys that are public and unrevoked now (private ones never show on a board). */
+export async function listPublicEntrants(db: Queryable, competitionId: number): Promise<EntrantRow[]> {
+  return queryRows<EntrantRow>(
+    db,
+    sql`select k.id as "keyId", k.agent_name as "agentName", k.agent_model as "agentModel",
+          (extract(epoch from e.joined_at) * 1000)::float8 as "joinedAtMs"
+        from competition_entries e join api_keys k on k.id = e.key_id
+        where e.competition_id = ${competitionId} and k.is_public and k.revoked_at is null`,
+  );
+}
+
+/** Stores the final standings once; a second call keeps the first. */
+export async function freezeFinalBoard(db: Queryable, competitionId: number, rows: unknown[], atMs: number): Promise<void> {
+  await db.execute(
+    sql`update competitions set final_board = ${JSON.stringify(rows)}::jsonb, finalized_at = ${iso(atMs)}::timestamptz
+        where id = ${competitionId} and final_board is null`,
+  );
+}

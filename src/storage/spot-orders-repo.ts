@@ -1,0 +1,116 @@
+import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
+import type { Queryable, Tx } from './db.js';
+import { spotOrders } from './schema.js';
+
+export type SpotOrderRow = typeof spotOrders.$inferSelect;
+export type OrderStatus = SpotOrderRow['status'];
+export const RESTING: OrderStatus[] = ['open', 'triggered'];
+
+export interface NewSpotOrder {
+  keyId: number;
+  walletId: number;
+  coinId: string;
+  symbol: string | null;
+  side: 'buy' | 'sell';
+  orderType: 'limit' | 'stop';
+  quantity: string;
+  limitPrice: string;
+  stopPrice: string | null;
+  status: 'open' | 'triggered';
+  frozenAmount: string;
+  idempotencyKey: string;
+  atMs: number;
+}
+
+export async function insertSpotOrder(tx: Tx, order: NewSpotOrder): Promise<number> {
+  const at = new Date(order.atMs);
+  const { atMs: _at, ...values } = order;
+  const [row] = await tx
+    .insert(spotOrders)
+    .values({
+      ...values,
+      checkedUntil: at,
+      triggeredAt: order.status === 'triggered' ? at : null,
+      createdAt: at,
+      updatedAt: at,
+    })
+    .returning({ id: spotOrders.id });
+  return row!.id;
+}
+
+/** The key's order if it still rests, locked for this transaction (the book is locked first). */
+export async function lockRestingOrder(tx: Tx, keyId: number, orderId: number): Promise<SpotOrderRow | null> {
+  const [row] = await tx
+    .select()
+    .from(spotOrders)
+    .where(and(eq(spotOrders.id, orderId), eq(spotOrders.keyId, keyId), inArray(spotOrders.status, RESTING)))
+    .for('update');
+  return row ?? null;
+}
+
+export async function closeOrder(
+  tx: Tx,
+  orderId: number,
+  status: 'filled' | 'cancelled',
+  atMs: number,
+  fillTradeId: number | null = null,
+): Promise<void> {
+  const at = new Date(atMs);
+  await tx.update(spotOrders).set({ status, updatedAt: at, closedAt: at, fillTradeId }).where(eq(spotOrders.id, orderId));
+}
+
+export async function markTriggered(db: Queryable, orderId: number, atMs: number): Promise<void> {
+  const at = new Date(atMs);
+  await db
+    .update(spotOrders)
+    .set({ status: 'triggered', triggeredAt: at, checkedUntil: at, updatedAt: at })
+    .where(and(eq(spotOrders.id, orderId), eq(spotOrders.status, 'open')));
+}
+
+/** Records that the matcher examined the market up to `atMs` for these still-resting orders. */
+export async function advanceCheckedUntil(db: Queryable, orderIds: number[], atMs: number): Promise<void> {
+  if (orderIds.length === 0) return;
+  await db
+    .update(spotOrders)
+    .set({ checkedUntil: new Date(atMs) })
+    .where(and(inArray(spotOrders.id, orderIds), inArray(spotOrders.status, RESTING)));
+}
+
+/** Resting orders of every key, oldest first, for the matching job. */
+export async function listRestingOrders(db: Queryable, limit: number, afterId = 0): Promise<SpotOrderRow[]> {
+  return db
+    .select()
+    .from(spotOrders)
+    .where(and(inArray(spotOrders.status, RESTING), sql`${spotOrders.id} > ${afterId}`))
+    .orderBy(spotOrders.id)
+    .limit(limit);
+}
+
+export interface OpenOrderQuery {
+  coinId?: string;
+  limit: number;
+  /** Delta polling: rows changed at or after this instant, closed ones included. */
+  updatedSince?: Date;
+}
+
+/** The key's resting orders (or, with updatedSince, every order changed since), newest change first. */
+export async function listKeyOrders(db: Queryable, keyId: number, q: OpenOrderQuery): Promise<SpotOrderRow[]> {
+  return db
+    .select()
+    .from(spotOrders)
+    .where(
+      and(
+        eq(spotOrders.keyId, keyId),
+        q.coinId !== undefined ? eq(spotOrders.coinId, q.coinId) : undefined,
+        q.updatedSince !== undefined ? gte(spotOrders.updatedAt, q.updatedSince) : inArray(spotOrders.status, RESTING),
+      ),
+    )
+    .orderBy(desc(spotOrders.updatedAt), desc(spotOrders.id))
+    .limit(q.limit);
+}
+
+/** Does this key own any order of this type (progression tasks)? */
+export async function countKeyOrders(db: Queryable, keyId: number): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(spotOrders).where(eq(spotOrders.keyId, keyId));
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,62 @@
+import { matchRestingOrder, widenRange } from '../domain/spot.js';
+import { Decimal } from '../domain/money.js';
+import type { MarketFeed } from '../marketdata/feed.js';
+import { fillRestingOrder, usablePrice } from '../services/spot-trading.js';
+import type { Database } from '../storage/db.js';
+import { advanceCheckedUntil, listRestingOrders, markTriggered } from '../storage/spot-orders-repo.js';
+
+export const SPOT_MATCHING_INTERVAL_MS = 10_000;
+const BATCH = 1000;
+
+export interface MatchingResult {
+  examined: number;
+  filled: number;
+  triggered: number;
+}
+
+/**
+ * One pass of the resting-order matcher. For each open limit / stop-limit order it asks the
+ * market what traded since the order was last examined (priceRange over (checkedUntil, now],
+ * plus the latest fresh price) and fills at the limit price only when that range reaches it:
+ * never outside what the market actually traded. Each fill is its own transaction on the
+ * owner's locked book, so a crash between fills loses or repeats nothing.
+ */
+export async function matchRestingOrders(database: Database, market: MarketFeed, nowMs: number): Promise<MatchingResult> {
+  const result: MatchingResult = { examined: 0, filled: 0, triggered: 0 };
+  let afterId = 0;
+  for (;;) {
+    const orders = await listRestingOrders(database.db, BATCH, afterId);
+    if (orders.length === 0) break;
+    afterId = orders.at(-1)!.id;
+    const untouched: number[] = [];
+    for (const order of orders) {
+      result.examined += 1;
+      const fromMs = order.checkedUntil.getTime();
+      if (fromMs >= nowMs) continue;
+      const latest = usablePrice(market, order.coinId, nowMs);
+      const fresh = latest && latest.asOfMs > fromMs ? latest.priceUsd : null;
+      const range = widenRange(market.priceRange(order.coinId, fromMs, nowMs), fresh);
+      const verdict = matchRestingOrder(
+        {
+          side: order.side,
+          orderType: order.orderType,
+          status: order.status as 'open' | 'triggered',
+          limitPrice: new Decimal(order.limitPrice),
+          stopPrice: order.stopPrice === null ? null : new Decimal(order.stopPrice),
+        },
+        range,
+      );
+      if (verdict === 'fill') {
+        if ((await fillRestingOrder(database.db, order, nowMs)) !== null) result.filled += 1;
+      } else if (verdict === 'trigger') {
+        await markTriggered(database.db, order.id, nowMs);
+        result.triggered += 1;
+      } else {
+        untouched.push(order.id);
+      }
+    }
+    await advanceCheckedUntil(database.db, untouched, nowMs);
+    if (orders.length < BATCH) break;
+  }
+  return result;
+}

@@ -1,0 +1,61 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ENTRY = ['--import', 'tsx', 'src/main.ts'];
+const dataDir = mkdtempSync(join(tmpdir(), 'paper-arena-arena-cli-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function env(port: number): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _d, ADMIN_TOKEN: _a, REDIS_URL: _r, ...rest } = process.env;
+  return { ...rest, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+}
+const cli = (port: number, args: string[]) => spawnSync(process.execPath, [...ENTRY, ...args], { env: env(port), encoding: 'utf8' });
+
+describe('competitions CLI', () => {
+  it('creates, enters and lists through the database, then through a running server', async () => {
+    const port = await freePort();
+    const key = JSON.parse(cli(port, ['keys', 'create', '--user', 'me', '--name', 'racer', '--public', '--json']).stdout.trim());
+    const created = cli(port, ['competitions', 'create', '--slug', 'cup', '--title', 'Cup', '--starts', '2026-01-01T00:00:00Z', '--ends', '2030-01-01T00:00:00Z', '--visibility', 'unlisted', '--json']);
+    expect(created.status, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ slug: 'cup', visibility: 'unlisted', featured: false, entryCount: 0 });
+    const entered = cli(port, ['competitions', 'enter', 'cup', String(key.keyId), '--json']);
+    expect(entered.status, entered.stderr).toBe(0);
+    const dup = cli(port, ['competitions', 'create', '--slug', 'cup', '--title', 'Again', '--starts', '2026-01-01T00:00:00Z', '--ends', '2027-01-01T00:00:00Z']);
+    expect(dup.status).toBe(2);
+    expect(dup.stderr).toContain('competition_slug_taken');
+    expect(cli(port, ['competitions', 'create', '--slug', 'x']).status).toBe(2);
+
+    const server = spawn(process.execPath, [...ENTRY, 'serve'], { env: env(port), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk) => (output += chunk));
+    server.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      await expect.poll(() => output, { timeout: 30_000, interval: 200 }).toContain('listening on');
+      const online = cli(port, ['competitions', 'create', '--slug', 'open-cup', '--title', 'Open Cup', '--starts', '2026-01-01T00:00:00Z', '--ends', '2030-01-01T00:00:00Z', '--json']);
+      expect(online.status, online.stderr).toBe(0);
+      expect(cli(port, ['competitions', 'enter', 'open-cup', String(key.keyId)]).status).toBe(0);
+      const list = JSON.parse(cli(port, ['competitions', 'list', '--json']).stdout);
+      expect(list.map((c: { slug: string }) => c.slug)).toEqual(['cup', 'open-cup']);
+      const board = await (await fetch(`http://127.0.0.1:${port}/api/competitions/cup`)).json();
+      expect(board.rows).toEqual([expect.objectContaining({ handle: `a${key.keyId}-racer`, rank: null })]);
+      const pub = await (await fetch(`http://127.0.0.1:${port}/api/competitions`)).json();
+      expect(pub.competitions.map((c: { slug: string }) => c.slug)).toEqual(['open-cup']);
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.once('exit', resolve));
+    }
+  }, 120_000);
+});

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { updateKey } from '../../src/storage/keys-repo.js';
+import { adminHeaders, createTestApp, type TestApp } from '../support/app.js';
+import { agentKey, trade, trades } from '../support/arena.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+describe('Competitions', () => {
+  let t: TestApp;
+  let a: number;
+  let b: number;
+  let c: number;
+  let outsider: number;
+  let start: number;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const admin = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    t.app.inject({ method, url, headers: adminHeaders, payload: payload as object });
+  const get = async (url: string) => {
+    const res = await t.app.inject({ method: 'GET', url });
+    return { status: res.statusCode, body: res.json(), headers: res.headers };
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const db = t.testDb.database.db;
+    start = t.clock.now() - DAY;
+    a = await agentKey(db, 'Ace', { model: 'm1' });
+    b = await agentKey(db, 'Bee');
+    c = await agentKey(db, 'Cee');
+    outsider = await agentKey(db, 'Outsider');
+    const cup = await admin('POST', '/api/admin/competitions', {
+      slug: 'winter-cup',
+      title: 'Winter Cup',
+      description: 'three days',
+      startsAt: iso(start),
+      endsAt: iso(start + 3 * DAY),
+      visibility: 'featured',
+    });
+    expect(cup.statusCode).toBe(201);
+    expect(cup.json()).toMatchObject({ slug: 'winter-cup', name: 'Winter Cup', featured: true, visibility: 'public', status: 'active', entryCount: 0 });
+    for (const keyId of [a, b, c]) expect((await admin('POST', '/api/admin/competitions/winter-cup/entries', { keyId })).statusCode).toBe(200);
+    await admin('POST', '/api/admin/competitions', { slug: 'secret', title: 'Secret', startsAt: iso(start), endsAt: iso(start + DAY / 2), visibility: 'unlisted' });
+    await admin('POST', '/api/admin/competitions', { slug: 'later', title: 'Later', startsAt: iso(start + 10 * DAY), endsAt: iso(start + 11 * DAY) });
+    // Before the window: never counts. Inside: counts. Outsider is not entered.
+    await trade(db, a, 'spot', 10_000, start - HOUR);
+    await trades(db, a, 'spot', [300, -100], start + HOUR);
+    await trades(db, a, 'pm', [50], start + 2 * HOUR);
+    await trades(db, b, 'futures', [500], start + 3 * HOUR);
+    await trade(db, c, 'spot', null, start + 3 * HOUR);
+    await trades(db, outsider, 'spot', [9999], start + HOUR);
+  });
+  afterAll(() => t.close());
+
+  it('lists featured and public competitions, never unlisted ones', async () => {
+    const { status, body } = await get('/api/competitions');
+    expect(status).toBe(200);
+    expect(body.competitions.map((x: { slug: string }) => x.slug)).toEqual(['winter-cup', 'later']);
+    expect(body.competitions[1]).toMatchObject({ status: 'upcoming', featured: false, entryCount: 0 });
+    expect(body.asOf).toBe(iso(t.clock.now()));
+    expect(JSON.stringify(body)).not.toMatch(/"id"|keyId|invite|userId/);
+  });
+
+  it('ranks entered agents by realized PnL inside the window, below the gate with rank null', async () => {
+    const { status, body } = await get('/api/competitions/winter-cup');
+    expect(status).toBe(200);
+    expect(body.minDecidedTrades).toBe(1);
+    expect(body.competition).toMatchObject({ slug: 'winter-cup', status: 'active', entryCount: 3 });
+    expect(body.rows.map((r: { handle: string; rank: number | null }) => [r.handle, r.rank])).toEqual([
+      [`a${b}-bee`, 1],
+      [`a${a}-ace`, 2],
+      [`a${c}-cee`, null],
+    ]);
+    const ace = body.rows[1];
+    expect(ace).toMatchObject({ agentName: 'Ace', model: 'm1', realizedPnlMusd: 250, tradeCount: 3, decidedTradeCount: 3, winCount: 2, lossCount: 1 });
+    expect(ace.byVenue.pm.realizedPnlMusd).toBe(50);
+    expect(ace.sparkline).toEqual([0, 250, 250]);
+    expect(ace.joinedAt).toBe(iso(t.clock.now()));
+    expect(body.rows[2]).toMatchObject({ tradeCount: 1, decidedTradeCount: 0, winRate: null });
+    expect(JSON.stringify(body)).not.toMatch(/keyId|userId/);
+  });
+
+  it('reads unlisted competitions by slug and 404s unknown slugs', async () => {
+    expect((await get('/api/competitions/secret')).status).toBe(200);
+    const missing = await get('/api/competitions/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toBe('competition_not_found');
+    expect((await get(`/api/competitions/${'x'.repeat(81)}`)).status).toBe(400);
+  });
+
+  it('serves frozen final standings after the end', async () => {
+    const db = t.testDb.database.db;
+    t.clock.set(start + 3 * DAY + HOUR);
+    const ended = (await get('/api/competitions/winter-cup')).body;
+    expect(ended.competition.status).toBe('ended');
+    // A trade stamped inside the window but written after the end no longer moves the board.
+    await trade(db, b, 'futures', -10_000, start + 2 * DAY);
+    const again = (await get('/api/competitions/winter-cup')).body;
+    expect(again.rows).toEqual(ended.rows);
+    // Unpublishing still removes an agent from the frozen board.
+    await updateKey(db, b, { isPublic: false });
+    expect((await get('/api/competitions/winter-cup')).body.rows.map((r: { handle: string }) => r.handle)).not.toContain(`a${b}-bee`);
+    await updateKey(db, b, { isPublic: true });
+  });
+
+  it('guards the owner actions: admin token, validation, duplicates, unknown keys, ended competitions', async () => {
+    const noToken = await t.app.inject({ method: 'POST', url: '/api/admin/competitions', payload: {} });
+    expect(noToken.statusCode).toBe(401);
+    const dup = await admin('POST', '/api/admin/competitions', { slug: 'later', title: 'x', startsAt: iso(start), endsAt: iso(start + DAY) });
+    expect(dup.statusCode).toBe(409);
+    expect(dup.json().error).toBe('competition_slug_taken');
+    const backwards = await admin('POST', '/api/admin/competitions', { slug: 'bw', title: 'x', startsAt: iso(start + DAY), endsAt: iso(start) });
+    expect(backwards.statusCode).toBe(400);
+    expect(backwards.json().field).toBe('body.endsAt');
+    const badSlug = await admin('POST', '/api/admin/competitions', { slug: 'Bad Slug', title: 'x', startsAt: iso(start), endsAt: iso(start + DAY) });
+    expect(badSlug.statusCode).toBe(400);
+    expect((await admin('POST', '/api/admin/competitions/later/entries', { keyId: 99999 })).statusCode).toBe(404);
+    expect((await admin('POST', '/api/admin/competitions/nope/entries', { keyId: a })).statusCode).toBe(404);
+    const late = await admin('POST', '/api/admin/competitions/winter-cup/entries', { keyId: outsider });
+    expect(late.statusCode).toBe(409);
+    expect(late.json().error).toBe('competition_ended');
+    const listed = (await admin('GET', '/api/admin/competitions')).json();
+    expect(listed.competitions.map((x: { slug: string }) => x.slug)).toEqual(['winter-cup', 'secret', 'later']);
+  });
+});

@@ -1,0 +1,396 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkBooks } from '../../src/services/doctor.js';
+import { findWallet } from '../../src/storage/books-repo.js';
+import { getHolding } from '../../src/storage/holdings-repo.js';
+import { matchRestingOrders } from '../../src/workers/spot-matching.js';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { keyedRouteSecurity } from '../support/security.js';
+
+let t: TestApp;
+let defaults: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ config: { agentRpm: 100_000, tradeWpm: 100_000 } });
+  defaults = await createTestApp();
+  for (const app of [t, defaults]) app.market.set('1', 50_000, app.clock.now());
+});
+afterAll(async () => {
+  await t.close();
+  await defaults.close();
+});
+
+let seq = 0;
+const nextKey = () => `k-${(seq += 1)}`;
+const post = (key: string, url: string, payload?: object) => t.app.inject({ method: 'POST', url, headers: bearer(key), payload });
+const order = (key: string, body: object) => post(key, '/api/agent/spot/order', { idempotencyKey: nextKey(), ...body });
+const quote = (key: string, body: object) => post(key, '/api/agent/spot/quote', body);
+const cancel = (key: string, id: number | string) => post(key, `/api/agent/spot/order/${id}/cancel`);
+const get = (key: string, url: string) => t.app.inject({ method: 'GET', url, headers: bearer(key) });
+const wallet = async (keyId: number) => (await findWallet(t.ctx.database.db, keyId))!;
+const holding = async (keyId: number, coinId = '1') => getHolding(t.ctx.database.db, (await wallet(keyId)).id, coinId);
+/** Moves time forward and records a BTC tick there (the market "trades" at that price). */
+const tick = (price: number, coinId = '1') => {
+  t.clock.advance(10_000);
+  t.market.set(coinId, price, t.clock.now());
+};
+const match = () => matchRestingOrders(t.ctx.database, t.market, t.clock.now());
+const doctorOk = async () => expect(await checkBooks(t.ctx.database.db)).toMatchObject({ ok: true });
+
+describe('POST /api/agent/spot/quote', () => {
+  it('prices a buy at mid + half spread + slippage with the fee, and shows affordability', async () => {
+    tick(50_000);
+    const { key } = await t.newKey();
+    const res = await quote(key, { coinId: '1', side: 'buy', quantity: 0.1 });
+    expect(res.statusCode).toBe(200);
+    const q = res.json();
+    // rank 1 → 2 bps spread (half = 1) + 5,000 notional → 0.5 bps slippage = 1.5 bps above mid
+    expect(q).toMatchObject({
+      eligible: true,
+      blockReasons: [],
+      coin: { ucid: '1', symbol: 'BTC', name: 'Bitcoin' },
+      side: 'buy',
+      quantity: 0.1,
+      orderType: 'market',
+      executionPrice: 50_007.5,
+      estimatedCostMusd: 5000.75,
+      estimatedFeeMusd: 5.00075,
+      available: { usdtAvailableMusd: 50_000, coinAvailable: 0 },
+      freshness: { status: 'fresh', ageSeconds: 0 },
+      priceTiming: { coverage: 'recorded', basis: 'venue_snapshot_time' },
+    });
+    expect(q.executionModel).toMatchObject({ version: 'paper_execution_v1', feeBps: 10, spreadBps: 2, slippageBps: 0.5, fundingMode: 'not_modeled' });
+    expect(q.observation).toMatchObject({ schema: 'svc.agentObservation.v1', endpoint: 'POST /api/agent/spot/quote', source: 'sim' });
+  });
+
+  it('reports refusals as values: no coins to sell, too expensive, no price', async () => {
+    const { key } = await t.newKey();
+    expect((await quote(key, { coinId: '1', side: 'sell', quantity: 1 })).json()).toMatchObject({
+      eligible: false,
+      blockReasons: ['insufficient_coin_balance'],
+    });
+    expect((await quote(key, { coinId: '1', side: 'buy', quantity: 2 })).json()).toMatchObject({
+      eligible: false,
+      blockReasons: ['insufficient_usdt_balance'],
+    });
+    const eth = (await quote(key, { coinId: '1027', side: 'buy', quantity: 1 })).json();
+    expect(eth).toMatchObject({ eligible: false, blockReasons: ['price_unavailable'], executionPrice: null, freshness: { status: 'unknown' } });
+  });
+
+  it('answers 404 coin_not_found for an unknown coin and 400 for bad input or the cash coin', async () => {
+    const { key } = await t.newKey();
+    expect((await quote(key, { coinId: '999999', side: 'buy', quantity: 1 })).json()).toMatchObject({ error: 'coin_not_found' });
+    for (const [body, field] of [
+      [{ coinId: '1', side: 'buy', quantity: 0 }, 'body.quantity'],
+      [{ coinId: '1', side: 'hold', quantity: 1 }, 'body.side'],
+      [{ coinId: '1', side: 'buy' }, 'body.quantity'],
+      [{ coinId: '825', side: 'buy', quantity: 1 }, 'body.coinId'],
+    ] as const) {
+      const res = await quote(key, body);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_request', field });
+    }
+  });
+});
+
+describe('market orders', () => {
+  it('a buy then a sell at an unchanged mid is a small loss, booked in cash, holdings, trades and the journal', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    const buy = await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1 });
+    expect(buy.statusCode).toBe(200);
+    const b = buy.json();
+    expect(b.orderId).toBeTypeOf('number');
+    expect(b.summary).toMatchObject({ side: 'buy', quantity: 0.1, executionPrice: 50_007.5, totalCost: 5000.75, pnl: null, feeUsd: 5.00075 });
+    expect(b.summary.executionModel.version).toBe('paper_execution_v1');
+    expect((await wallet(keyId)).available.toNumber()).toBeCloseTo(50_000 - 5000.75 - 5.00075, 8);
+    expect(await holding(keyId)).toMatchObject({ available: expect.anything() });
+    expect((await holding(keyId)).available.toNumber()).toBe(0.1);
+    expect((await holding(keyId)).avgCostUsd.toNumber()).toBe(50_007.5);
+
+    const sellRes = await order(key, { coinId: "1", side: "sell", orderType: "market", quantity: 0.1 });
+    const sell = sellRes.json();
+    expect(sellRes.statusCode, sellRes.body).toBe(200);
+    // sells at 49,992.5; PnL = (49,992.5 − 50,007.5) × 0.1 − fee 4.99925
+    expect(sell.summary).toMatchObject({ side: 'sell', executionPrice: 49_992.5, pnl: -1.5 - 4.99925 });
+    const cash = (await wallet(keyId)).available.toNumber();
+    expect(cash).toBeLessThan(50_000);
+    expect(cash).toBeGreaterThan(49_980);
+    expect((await holding(keyId)).available.toNumber()).toBe(0);
+
+    const trades = (await get(key, '/api/agent/trades')).json();
+    expect(trades.trades.map((r: { id: number }) => r.id)).toEqual([sell.orderId, b.orderId]);
+    expect(trades.trades[0]).toMatchObject({ venue: 'spot', side: 'sell', coinId: '1', symbol: 'BTC', realizedPnlMusd: -6.49925 });
+    expect(trades.trades[1]).toMatchObject({ side: 'buy', realizedPnlMusd: null });
+    await doctorOk();
+  });
+
+  it('refuses with 400 spot_order_blocked and moves nothing: no cash, no coins, stale or missing price', async () => {
+    const { key, keyId } = await t.newKey();
+    const cases: [object, string][] = [
+      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 10 }, 'insufficient_usdt_balance'],
+      [{ coinId: '1', side: 'sell', orderType: 'market', quantity: 1 }, 'insufficient_coin_balance'],
+      [{ coinId: '1027', side: 'buy', orderType: 'market', quantity: 1 }, 'price_unavailable'],
+      [{ coinId: '1', side: 'sell', orderType: 'limit', quantity: 1, limitPrice: 60_000 }, 'insufficient_coin_balance'],
+      [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 60_000 }, 'insufficient_usdt_balance'],
+    ];
+    for (const [body, reason] of cases) {
+      const res = await order(key, body);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'spot_order_blocked', blockReasons: [reason] });
+      expect(res.headers['x-service-ledger-status']).toBe('rejected');
+    }
+    t.clock.advance(121_000); // the last BTC tick is now past the 120 s stale mark
+    const stale = await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.01 });
+    expect(stale.json()).toMatchObject({ error: 'spot_order_blocked', blockReasons: ['price_unavailable'] });
+    tick(50_000);
+    const w = await findWallet(t.ctx.database.db, keyId);
+    expect(w === null || w.available.toNumber() === 50_000).toBe(true);
+  });
+
+  it('rejects malformed orders with 400 naming the field, and unknown coins with 404', async () => {
+    const { key } = await t.newKey();
+    const cases: [object, string][] = [
+      [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1 }, 'body.limitPrice'],
+      [{ coinId: '1', side: 'buy', orderType: 'stop', quantity: 1, limitPrice: 1 }, 'body.stopPrice'],
+      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1, limitPrice: 1 }, 'body.limitPrice'],
+      [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 1, stopPrice: 2 }, 'body.stopPrice'],
+      [{ coinId: '1', side: 'buy', orderType: 'twap', quantity: 1 }, 'body.orderType'],
+      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: -1 }, 'body.quantity'],
+      [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 0 }, 'body.limitPrice'],
+      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1, extra: 1 }, 'body.extra'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await order(key, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_request', field });
+    }
+    const missingKey = await post(key, '/api/agent/spot/order', { coinId: '1', side: 'buy', orderType: 'market', quantity: 1 });
+    expect(missingKey.json()).toMatchObject({ error: 'invalid_request', field: 'body.idempotencyKey' });
+    const unknown = await order(key, { coinId: '424242', side: 'buy', orderType: 'market', quantity: 1 });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toBe('coin_not_found');
+  });
+
+  it('replays the same intent without a second fill, and 409s a reused key with another intent', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    const body = { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.01, idempotencyKey: 'once' };
+    const first = (await post(key, '/api/agent/spot/order', body)).json();
+    tick(51_000);
+    const replay = await post(key, '/api/agent/spot/order', { ...body, agentTrace: { runId: 'r' } });
+    expect(replay.statusCode).toBe(200);
+    expect(replay.headers['x-service-ledger-status']).toBe('idempotent_replay');
+    const r = replay.json();
+    expect(r).toMatchObject({ orderId: first.orderId, idempotentReplay: true });
+    expect(r.summary).toMatchObject({
+      executionPrice: first.summary.executionPrice,
+      executionModel: null,
+      executionModelStatus: 'historical_parameters_not_retained',
+      executionVersion: 'paper_execution_v1',
+    });
+    expect(first.idempotentReplay).toBeUndefined();
+    expect((await holding(keyId)).available.toNumber()).toBe(0.01);
+    const conflict = await post(key, '/api/agent/spot/order', { ...body, quantity: 0.02 });
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json().error).toBe('idempotency_key_conflict');
+    expect((await holding(keyId)).available.toNumber()).toBe(0.01);
+  });
+});
+
+describe('resting orders and the matcher', () => {
+  it('a limit buy freezes limit × qty + fee, fills at the limit only once the market trades through it', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    const placed = await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.5, limitPrice: 48_000, idempotencyKey: 'lim' });
+    expect(placed.statusCode).toBe(200);
+    const p = placed.json();
+    expect(p.orderId).toBeUndefined();
+    expect(p.summary).toMatchObject({ orderType: 'limit', limitPrice: 48_000, side: 'buy', quantity: 0.5 });
+    const frozen = 48_000 * 0.5 * 1.001;
+    expect((await wallet(keyId)).frozen.toNumber()).toBeCloseTo(frozen, 8);
+    expect((await wallet(keyId)).available.toNumber()).toBeCloseTo(50_000 - frozen, 8);
+
+    const open = (await get(key, '/api/agent/orders/open')).json();
+    expect(open.rows).toHaveLength(1);
+    expect(open.rows[0]).toMatchObject({ id: p.restingOrderId, side: 'buy', orderType: 'limit', coinId: '1', limitPrice: 48_000, stopPrice: null, quantity: 0.5, quantityFilled: 0, triggered: null, status: 'open' });
+
+    tick(49_000);
+    tick(48_500);
+    expect((await match()).filled).toBe(0);
+    tick(47_900); // traded through 48,000
+    expect(await match()).toMatchObject({ filled: 1 });
+    const w = await wallet(keyId);
+    expect(w.frozen.toNumber()).toBe(0);
+    expect(w.available.toNumber()).toBeCloseTo(50_000 - frozen, 8);
+    expect((await holding(keyId)).available.toNumber()).toBe(0.5);
+    expect((await holding(keyId)).avgCostUsd.toNumber()).toBe(48_000);
+    expect((await get(key, '/api/agent/orders/open')).json().rows).toHaveLength(0);
+    const [fill] = (await get(key, '/api/agent/trades?venue=spot')).json().trades;
+    expect(fill).toMatchObject({ side: 'buy', realizedPnlMusd: null, detail: { orderType: 'limit', executionPrice: 48_000, orderId: p.restingOrderId } });
+
+    // The key stays bound to the order after the fill: a replay returns the original acceptance.
+    const replay = await post(key, '/api/agent/spot/order', { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.5, limitPrice: 48_000, idempotencyKey: 'lim' });
+    expect(replay.json()).toMatchObject({ restingOrderId: p.restingOrderId, idempotentReplay: true, summary: { orderType: 'limit' } });
+    expect((await holding(keyId)).available.toNumber()).toBe(0.5);
+    expect(await match()).toMatchObject({ filled: 0 });
+    await doctorOk();
+  });
+
+  it('a limit sell freezes coins and realizes PnL on the average cost, net of fee', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    const buy = (await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.2 })).json();
+    const avg = buy.summary.executionPrice as number;
+    await order(key, { coinId: '1', side: 'sell', orderType: 'limit', quantity: 0.2, limitPrice: 52_000 });
+    expect((await holding(keyId)).frozen.toNumber()).toBe(0.2);
+    expect((await holding(keyId)).available.toNumber()).toBe(0);
+    // a frozen coin cannot be sold twice
+    const again = await order(key, { coinId: '1', side: 'sell', orderType: 'market', quantity: 0.1 });
+    expect(again.json().blockReasons).toEqual(['insufficient_coin_balance']);
+    tick(52_100);
+    expect(await match()).toMatchObject({ filled: 1 });
+    const [sell] = (await get(key, '/api/agent/trades')).json().trades;
+    const fee = 52_000 * 0.2 * 0.001;
+    expect(sell.realizedPnlMusd).toBeCloseTo((52_000 - avg) * 0.2 - fee, 6);
+    expect((await holding(keyId)).frozen.toNumber()).toBe(0);
+    await doctorOk();
+  });
+
+  it('a stop sell triggers at the stop, then rests and fills as a limit (never on the trigger window itself)', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1 });
+    const placed = (await order(key, { coinId: '1', side: 'sell', orderType: 'stop', quantity: 0.1, stopPrice: 45_000, limitPrice: 44_900 })).json();
+    expect(placed.summary).toMatchObject({ orderType: 'stop', stopPrice: 45_000, limitPrice: 44_900, triggered: false });
+    tick(46_000);
+    expect(await match()).toMatchObject({ triggered: 0, filled: 0 });
+    tick(44_950);
+    expect(await match()).toMatchObject({ triggered: 1, filled: 0 });
+    const open = (await get(key, '/api/agent/orders/open')).json().rows;
+    expect(open[0]).toMatchObject({ id: placed.restingOrderId, triggered: true, status: 'triggered' });
+    tick(44_950);
+    expect(await match()).toMatchObject({ filled: 1 });
+    expect((await holding(keyId)).frozen.toNumber()).toBe(0);
+    const [sell] = (await get(key, '/api/agent/trades')).json().trades;
+    expect(sell.detail).toMatchObject({ orderType: 'stop', executionPrice: 44_900, stopPrice: 45_000 });
+    await doctorOk();
+  });
+
+  it('a stop buy whose trigger the mark already meets rests as triggered at once', async () => {
+    tick(50_000);
+    const { key } = await t.newKey();
+    const placed = (await order(key, { coinId: '1', side: 'buy', orderType: 'stop', quantity: 0.1, stopPrice: 49_000, limitPrice: 49_500 })).json();
+    expect(placed.summary.triggered).toBe(true);
+    expect((await get(key, '/api/agent/orders/open')).json().rows[0]).toMatchObject({ status: 'triggered', triggered: true });
+  });
+
+  it('never fills on prices from before the order was placed', async () => {
+    tick(40_000); // a dip before the order exists
+    tick(50_000);
+    const { key } = await t.newKey();
+    await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: 45_000 });
+    tick(50_100);
+    await match();
+    expect((await get(key, '/api/agent/orders/open')).json().count).toBe(1);
+    expect((await get(key, '/api/agent/trades')).json().count).toBe(0);
+  });
+});
+
+describe('POST /api/agent/spot/order/{id}/cancel', () => {
+  it('releases the frozen cash or coins; a second cancel, a filled order or an unknown id is alreadyClosed', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1 });
+    const before = await wallet(keyId);
+    const buy = (await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: 40_000 })).json();
+    const sell = (await order(key, { coinId: '1', side: 'sell', orderType: 'limit', quantity: 0.1, limitPrice: 60_000 })).json();
+    expect((await wallet(keyId)).frozen.toNumber()).toBeGreaterThan(0);
+    expect((await holding(keyId)).frozen.toNumber()).toBe(0.1);
+
+    const c1 = await cancel(key, buy.restingOrderId);
+    expect(c1.statusCode).toBe(200);
+    expect(c1.json()).toEqual({ ok: true });
+    expect((await cancel(key, sell.restingOrderId)).json()).toEqual({ ok: true });
+    const after = await wallet(keyId);
+    expect(after.available.toString()).toBe(before.available.toString());
+    expect(after.frozen.toNumber()).toBe(0);
+    expect((await holding(keyId)).available.toNumber()).toBe(0.1);
+    expect((await holding(keyId)).frozen.toNumber()).toBe(0);
+
+    expect((await cancel(key, buy.restingOrderId)).json()).toEqual({ ok: true, alreadyClosed: true });
+    expect((await cancel(key, 987_654)).json()).toEqual({ ok: true, alreadyClosed: true });
+    // a limit order replayed after its cancel still returns the original acceptance, not a new order
+    const open = (await get(key, '/api/agent/orders/open')).json();
+    expect(open.rows).toHaveLength(0);
+    await doctorOk();
+  });
+
+  it("never reveals or touches another key's order", async () => {
+    tick(50_000);
+    const a = await t.newKey();
+    const b = await t.newKey();
+    const placed = (await order(a.key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: 40_000 })).json();
+    expect((await cancel(b.key, placed.restingOrderId)).json()).toEqual({ ok: true, alreadyClosed: true });
+    expect((await get(b.key, '/api/agent/orders/open')).json().rows).toHaveLength(0);
+    expect((await get(b.key, '/api/agent/trades')).json().trades).toHaveLength(0);
+    const rows = (await get(a.key, '/api/agent/orders/open')).json().rows;
+    expect(rows).toHaveLength(1);
+    expect(rows[0].status).toBe('open');
+  });
+
+  it('answers 400 for a bad id', async () => {
+    const { key } = await t.newKey();
+    for (const id of ['abc', '0', '-3', '1.5']) {
+      const res = await cancel(key, id);
+      expect(res.statusCode, id).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_request', field: expect.stringContaining('params') });
+    }
+  });
+});
+
+describe('money under concurrency', () => {
+  it('100 concurrent market buys on one key never overspend: cash stays ≥ 0 and the books balance', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    // each buy costs ≈ 1,000.9 mUSD with fee: at most 49 fit into 50,000
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () => order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.02 })),
+    );
+    const filled = responses.filter((r) => r.statusCode === 200);
+    const refused = responses.filter((r) => r.statusCode === 400);
+    expect(filled.length + refused.length).toBe(100);
+    expect(filled).toHaveLength(49);
+    for (const r of refused) expect(r.json().blockReasons).toEqual(['insufficient_usdt_balance']);
+    const w = await wallet(keyId);
+    expect(w.available.toNumber()).toBeGreaterThanOrEqual(0);
+    expect((await holding(keyId)).available.toNumber()).toBeCloseTo(49 * 0.02, 10);
+    expect(new Set(filled.map((r) => r.json().orderId)).size).toBe(49);
+    await doctorOk();
+  });
+
+  it('concurrent limit orders, cancels and a matcher pass keep every book equal to its journal', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    const placed = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.05, limitPrice: 49_000 + i * 10 })),
+    );
+    const ids = placed.filter((r) => r.statusCode === 200).map((r) => r.json().restingOrderId as number);
+    tick(49_150);
+    await Promise.all([match(), ...ids.map((id) => cancel(key, id)), ...ids.slice(0, 10).map((id) => cancel(key, id))]);
+    const w = await wallet(keyId);
+    expect(w.frozen.toNumber()).toBe(0);
+    expect(w.available.toNumber()).toBeGreaterThanOrEqual(0);
+    expect((await get(key, '/api/agent/orders/open')).json().rows).toHaveLength(0);
+    await doctorOk();
+  });
+});
+
+let n = 0;
+keyedRouteSecurity(() => defaults, { method: 'POST', url: '/api/agent/spot/quote', scope: 'read', payload: { coinId: '1', side: 'buy', quantity: 0.001 } });
+keyedRouteSecurity(() => defaults, {
+  method: 'POST',
+  url: '/api/agent/spot/order',
+  scope: 'trade:spot',
+  tradeWrite: true,
+  payload: () => ({ coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.0001, limitPrice: 1000, idempotencyKey: `sec-${(n += 1)}` }),
+});
+keyedRouteSecurity(() => defaults, { method: 'POST', url: '/api/agent/spot/order/1/cancel', scope: 'trade:spot', tradeWrite: true });
