@@ -1,9 +1,11 @@
 import { and, desc, eq, gte, sql } from 'drizzle-orm';
 import { queryRows, type Queryable, type Tx } from './db.js';
-import { futuresPositions } from './schema.js';
+import { futuresEvents, futuresPositions } from './schema.js';
 
 export type FuturesPositionRow = typeof futuresPositions.$inferSelect;
 export type NewFuturesPosition = typeof futuresPositions.$inferInsert;
+export type NewFuturesEvent = typeof futuresEvents.$inferInsert;
+export type FuturesEventRow = typeof futuresEvents.$inferSelect;
 export type FuturesPositionPatch = Partial<Omit<NewFuturesPosition, 'id' | 'keyId' | 'walletId' | 'coinId'>>;
 
 /** The list endpoint answers at most this many positions (contract §2.11). */
@@ -186,4 +188,22 @@ export async function finishPositionsMany(tx: Tx, finished: FinishedPosition[]):
       open_fees_unrealized = 0, closed_at = f.at, updated_at = f.at
     from jsonb_to_recordset(${json}::jsonb) as f(id bigint, status text, exit_price numeric, exit_reason text, realized_pnl numeric, at timestamptz)
     where p.id = f.id`);
+}
+
+/** Appends position events (one per move) for the ledger export. */
+export async function insertFuturesEvents(tx: Tx, events: NewFuturesEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 1000) await tx.insert(futuresEvents).values(events.slice(i, i + 1000));
+}
+
+/** The key's newest positions and position events, for the ledger export (newest first). */
+export async function futuresForExport(
+  db: Queryable,
+  keyId: number,
+  limit: number,
+): Promise<{ positions: FuturesPositionRow[]; events: FuturesEventRow[] }> {
+  const [positions, events] = await Promise.all([
+    db.select().from(futuresPositions).where(eq(futuresPositions.keyId, keyId)).orderBy(desc(futuresPositions.id)).limit(limit),
+    db.select().from(futuresEvents).where(eq(futuresEvents.keyId, keyId)).orderBy(desc(futuresEvents.id)).limit(limit),
+  ]);
+  return { positions, events };
 }

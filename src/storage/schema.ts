@@ -400,3 +400,22 @@ export const pmStreamEvents = pgTable('pm_stream_events', {
   payload: jsonb('payload').notNull(),
   createdAt: ts('created_at').notNull(),
 });
+
+export const futuresEvents = pgTable('futures_events', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  positionId: bigint('position_id', { mode: 'number' }).notNull(),
+  keyId: integer('key_id').notNull(),
+  type: text('type')
+    .$type<'open' | 'add' | 'reduce' | 'close' | 'liquidation' | 'stop_loss' | 'take_profit' | 'sl_tp_set'>()
+    .notNull(),
+  sizeDeltaCoin: numeric('size_delta_coin').notNull(),
+  markPrice: numeric('mark_price'),
+  fillPrice: numeric('fill_price'),
+  realizedPnl: numeric('realized_pnl'),
+  marginDelta: numeric('margin_delta').notNull(),
+  fee: numeric('fee').notNull(),
+  slippage: numeric('slippage').notNull(),
+  executionVersion: text('execution_version'),
+  idempotencyKey: text('idempotency_key'),
+  createdAt: ts('created_at').notNull(),
+});

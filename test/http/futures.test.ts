@@ -184,6 +184,14 @@ describe('POST /api/agent/futures/open', () => {
     expect(opposite.json()).toMatchObject({ error: 'futures_entry_blocked', blockReasons: ['opposite_side_open'] });
     const mismatch = await open(key, { coinId: '1', side: 'long', leverage: 4, marginMusd: 100, takeProfitPrice: 60_000 });
     expect(mismatch.json().blockReasons).toEqual(['leverage_mismatch', 'sl_tp_not_allowed_on_add']);
+    // an add at a mark through the liquidation price (the risk job has not run yet)
+    t.market.set('1', 30_000, t.clock.now());
+    try {
+      const rescue = await open(key, { coinId: '1', side: 'long', leverage: 3, marginMusd: 100 });
+      expect(rescue.json().blockReasons).toEqual(['position_at_liquidation']);
+    } finally {
+      t.market.set('1', 50_000, t.clock.now());
+    }
     const after = (await findWallet(t.ctx.database.db, keyId))!;
     expect(after.available.eq(before.available)).toBe(true);
     expect(after.frozenFutures.eq(before.frozenFutures)).toBe(true);
@@ -416,6 +424,42 @@ describe('GET /api/agent/positions/futures', () => {
     } finally {
       t.market.set('1027', 2_000, t.clock.now());
     }
+  });
+});
+
+describe('ledger export futures[] and futuresEvents[]', () => {
+  it('lists the key’s positions and every move, newest first, with idempotency keys', async () => {
+    const { key } = await t.newKey();
+    const p = (await post(t, key, 'open', { coinId: '1', side: 'long', leverage: 4, marginMusd: 100, idempotencyKey: 'exp-open' })).json().position;
+    await open(key, { coinId: '1', side: 'long', leverage: 4, marginMusd: 50 });
+    await slTp(key, { positionId: p.id, stopLossPrice: 45_000 });
+    await close(key, { positionId: p.id, fraction: 0.5 });
+    await post(t, key, 'close', { positionId: p.id, idempotencyKey: 'exp-close' });
+    const res = await t.app.inject({ method: 'GET', url: '/api/agent/ledger/export', headers: bearer(key) });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.futures).toHaveLength(1);
+    expect(body.futures[0]).toMatchObject({
+      id: p.id,
+      coinSymbol: 'BTC',
+      side: 'long',
+      leverage: 4,
+      entryPrice: 50_000,
+      status: 'closed',
+      exitReason: 'user_close',
+      exitPrice: 50_000,
+      stopLossPrice: 45_000,
+      entryFreshnessStatus: 'fresh',
+      fillModel: null,
+      idempotencyKey: 'exp-open',
+    });
+    // fees only: 5 bps on 400 + 200 opened and on 600 closed
+    expect(body.futures[0].realizedPnlMusd).toBeCloseTo(-0.6, 8);
+    expect(body.futuresEvents.map((e: { type: string }) => e.type)).toEqual(['close', 'reduce', 'sl_tp_set', 'add', 'open']);
+    expect(body.futuresEvents[0]).toMatchObject({ positionId: p.id, idempotencyKey: 'exp-close', fillPrice: 50_000, executionVersion: 'paper_execution_v1' });
+    expect(body.futuresEvents[4]).toMatchObject({ sizeDeltaCoin: 0.008, marginDeltaMusd: 100, feeMusd: 0.2, slippageMusd: 0, realizedPnlMusd: null });
+    const sizes = body.futuresEvents.map((e: { sizeDeltaCoin: number }) => e.sizeDeltaCoin);
+    expect(sizes.reduce((a: number, b: number) => a + b, 0)).toBeCloseTo(0, 10);
   });
 });
 

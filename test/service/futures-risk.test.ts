@@ -170,6 +170,15 @@ describe('the sweep in batches', () => {
       sql`select count(*)::int as n from closed_trades where ref_type = 'futures_position' and ref_id in (select id::text from futures_positions where status <> 'open' and closed_at = ${new Date(t.clock.now())})`,
     );
     expect(trades[0]!.n).toBe(15);
+    const events = await queryRows<{ type: string; n: number }>(
+      t.ctx.database.db,
+      sql`select type, count(*)::int as n from futures_events where created_at = ${new Date(t.clock.now())} group by type order by type`,
+    );
+    expect(events).toEqual([
+      { type: 'liquidation', n: 6 },
+      { type: 'stop_loss', n: 3 },
+      { type: 'take_profit', n: 6 },
+    ]);
     await journalBalances();
     expect((await sweepFuturesRisk(t.ctx.database.db, t.market, t.clock.now(), 4)).candidates).toBe(0);
   });

@@ -26,13 +26,20 @@ export async function closePosition(
   tx: Tx,
   market: MarketFeed,
   nowMs: number,
-  req: { keyId: number; positionId: number; fraction: number },
+  req: { keyId: number; positionId: number; fraction: number; idempotencyKey?: string },
 ): Promise<Settled & { mark: Decimal }> {
   // Wallet before position: the order the risk job locks in too.
   await lockWallet(tx, req.keyId);
   const row = await lockOwnOpenPosition(tx, req.keyId, req.positionId);
   const read = readMark(market, row.coinId, nowMs);
   if (read.problem || !read.mark) throw noMark(row.coinId);
-  const settled = await settlePosition(tx, { row, reason: 'user_close', fraction: new Decimal(req.fraction), mark: read.mark, nowMs });
+  const settled = await settlePosition(tx, {
+    row,
+    reason: 'user_close',
+    fraction: new Decimal(req.fraction),
+    mark: read.mark,
+    nowMs,
+    idempotencyKey: req.idempotencyKey ?? null,
+  });
   return { ...settled, mark: read.mark };
 }

@@ -1,4 +1,4 @@
-import { addToPosition, openTerms, type FuturesSide } from '../../domain/futures/position-math.js';
+import { addToPosition, isThroughLiquidation, openTerms, type FuturesSide } from '../../domain/futures/position-math.js';
 import { triggerProblems } from '../../domain/futures/triggers.js';
 import { Decimal } from '../../domain/money.js';
 import type { CoinRef } from '../../domain/coin-ref.js';
@@ -6,7 +6,8 @@ import { blocked } from '../../http/errors.js';
 import type { MarketFeed } from '../../marketdata/feed.js';
 import { lockWallet, postCash } from '../../storage/books-repo.js';
 import type { Tx } from '../../storage/db.js';
-import { insertPosition, lockOpenPosition, updatePosition, type FuturesPositionRow } from '../../storage/futures-repo.js';
+import { insertFuturesEvents, insertPosition, lockOpenPosition, updatePosition, type FuturesPositionRow } from '../../storage/futures-repo.js';
+import { EXECUTION_VERSION } from '../../domain/execution-model.js';
 import { readMark } from './mark.js';
 import { positionState } from './view.js';
 
@@ -18,6 +19,7 @@ export interface OpenRequest {
   marginMusd: number;
   stopLossPrice?: number | null;
   takeProfitPrice?: number | null;
+  idempotencyKey?: string | null;
 }
 
 export interface Opened {
@@ -54,6 +56,10 @@ export async function openPosition(tx: Tx, market: MarketFeed, nowMs: number, re
     if (existing.side !== req.side) reasons.push('opposite_side_open');
     if (!new Decimal(existing.leverage).eq(leverage)) reasons.push('leverage_mismatch');
     if (stopLoss || takeProfit) reasons.push('sl_tp_not_allowed_on_add');
+    // an add must not average a position the risk job is about to liquidate back to life
+    if (isThroughLiquidation(existing.side as FuturesSide, mark, new Decimal(existing.liquidationPrice))) {
+      reasons.push('position_at_liquidation');
+    }
   } else {
     reasons.push(...triggerProblems(req.side, mark, terms.liquidationPrice, stopLoss, takeProfit));
   }
@@ -91,6 +97,7 @@ export async function openPosition(tx: Tx, market: MarketFeed, nowMs: number, re
       stopLossPrice: stopLoss?.toString() ?? null,
       takeProfitPrice: takeProfit?.toString() ?? null,
       freshnessAtEntry: { ...read.freshness },
+      idempotencyKey: req.idempotencyKey ?? null,
       openedAt: now,
       createdAt: now,
       updatedAt: now,
@@ -101,6 +108,23 @@ export async function openPosition(tx: Tx, market: MarketFeed, nowMs: number, re
     { bucket: 'available', amount: margin.negated(), reason: 'futures_margin', refType: REF, refId },
     { bucket: 'frozenFutures', amount: margin, reason: 'futures_margin', refType: REF, refId },
     ...(terms.fee.isZero() ? [] : [{ bucket: 'available' as const, amount: terms.fee.negated(), reason: 'futures_fee', refType: REF, refId }]),
+  ]);
+  await insertFuturesEvents(tx, [
+    {
+      positionId: row.id,
+      keyId: req.keyId,
+      type: existing ? 'add' : 'open',
+      sizeDeltaCoin: terms.sizeCoin.toString(),
+      markPrice: mark.toString(),
+      fillPrice: mark.toString(),
+      realizedPnl: null,
+      marginDelta: margin.toString(),
+      fee: terms.fee.toString(),
+      slippage: '0',
+      executionVersion: EXECUTION_VERSION,
+      idempotencyKey: req.idempotencyKey ?? null,
+      createdAt: now,
+    },
   ]);
   return { statusCode: existing ? 200 : 201, row, mark };
 }

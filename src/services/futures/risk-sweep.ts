@@ -6,6 +6,7 @@ import type { Db } from '../../storage/db.js';
 import {
   coinsWithOpenPositions,
   finishPositionsMany,
+  insertFuturesEvents,
   isLockContention,
   lockOpenPositionsById,
   lockWalletsById,
@@ -86,6 +87,7 @@ export async function sweepFuturesRisk(db: Db, market: MarketFeed, nowMs: number
             atMs: nowMs,
           })),
         );
+        await insertFuturesEvents(tx, plans.map((p) => p.event));
         return plans;
       });
       for (const plan of settled) result[plan.reason as Exclude<typeof plan.reason, 'user_close'>] += 1;

@@ -7,7 +7,14 @@ import {
 import { Decimal } from '../../domain/money.js';
 import { postCash, type CashPosting } from '../../storage/books-repo.js';
 import type { Tx } from '../../storage/db.js';
-import { updatePosition, type FuturesPositionPatch, type FuturesPositionRow } from '../../storage/futures-repo.js';
+import {
+  insertFuturesEvents,
+  updatePosition,
+  type FuturesPositionPatch,
+  type FuturesPositionRow,
+  type NewFuturesEvent,
+} from '../../storage/futures-repo.js';
+import { EXECUTION_VERSION } from '../../domain/execution-model.js';
 import { insertClosedTrade, type NewClosedTrade } from '../../storage/trades-repo.js';
 import { positionState } from './view.js';
 
@@ -21,6 +28,8 @@ export interface SettleInput {
   fraction: Decimal;
   mark: Decimal;
   nowMs: number;
+  /** The close's idempotencyKey, kept on the position event. */
+  idempotencyKey?: string | null;
 }
 
 export interface Settled {
@@ -38,6 +47,7 @@ export interface SettlementPlan {
   trade: NewClosedTrade;
   patch: FuturesPositionPatch;
   reason: ExitReason;
+  event: NewFuturesEvent;
 }
 
 const REF = 'futures_position';
@@ -48,6 +58,7 @@ export async function settlePosition(tx: Tx, input: SettleInput): Promise<Settle
   await postCash(tx, plan.walletId, plan.postings);
   const tradeId = await insertClosedTrade(tx, plan.trade);
   const row = await updatePosition(tx, plan.positionId, plan.patch);
+  await insertFuturesEvents(tx, [plan.event]);
   return { row, tradeId, reason: plan.reason };
 }
 
@@ -77,9 +88,28 @@ export function planSettlement(input: SettleInput): SettlementPlan {
     detail,
   });
 
+  const event = (e: Pick<NewFuturesEvent, 'type' | 'sizeDeltaCoin' | 'fillPrice' | 'realizedPnl' | 'marginDelta' | 'fee'>): NewFuturesEvent => ({
+    positionId: row.id,
+    keyId: row.keyId,
+    markPrice: mark.toString(),
+    slippage: '0',
+    executionVersion: e.fillPrice === null ? null : EXECUTION_VERSION,
+    idempotencyKey: input.idempotencyKey ?? null,
+    createdAt: now,
+    ...e,
+  });
+
   if (liquidated) {
     const { forfeitedMargin, realizedPnl } = liquidationSettlement(state);
     return {
+      event: event({
+        type: 'liquidation',
+        sizeDeltaCoin: state.sizeCoin.negated().toString(),
+        fillPrice: null,
+        realizedPnl: realizedPnl.toString(),
+        marginDelta: forfeitedMargin.negated().toString(),
+        fee: '0',
+      }),
       positionId: row.id,
       walletId: row.walletId,
       reason: 'liquidation',
@@ -118,6 +148,14 @@ export function planSettlement(input: SettleInput): SettlementPlan {
     { bucket: 'available', amount: s.closeFee.negated(), reason: 'futures_fee', refType: REF, refId },
   ];
   return {
+    event: event({
+      type: !whole ? 'reduce' : input.reason === 'user_close' ? 'close' : input.reason,
+      sizeDeltaCoin: s.closedSize.negated().toString(),
+      fillPrice: mark.toString(),
+      realizedPnl: s.realizedPnl.toString(),
+      marginDelta: s.releasedMargin.negated().toString(),
+      fee: s.closeFee.toString(),
+    }),
     positionId: row.id,
     walletId: row.walletId,
     reason: input.reason,

@@ -4,7 +4,7 @@ import { Decimal } from '../../domain/money.js';
 import { blocked } from '../../http/errors.js';
 import type { MarketFeed } from '../../marketdata/feed.js';
 import type { Tx } from '../../storage/db.js';
-import { updatePosition, type FuturesPositionRow, type FuturesPositionPatch } from '../../storage/futures-repo.js';
+import { insertFuturesEvents, updatePosition, type FuturesPositionRow, type FuturesPositionPatch } from '../../storage/futures-repo.js';
 import { lockOwnOpenPosition, noMark } from './close.js';
 import { readMark } from './mark.js';
 
@@ -41,5 +41,22 @@ export async function setTriggers(
   if (req.stopLossPrice !== undefined) patch.stopLossPrice = req.stopLossPrice === null ? null : String(req.stopLossPrice);
   if (req.takeProfitPrice !== undefined) patch.takeProfitPrice = req.takeProfitPrice === null ? null : String(req.takeProfitPrice);
   const updated = await updatePosition(tx, row.id, patch);
+  await insertFuturesEvents(tx, [
+    {
+      positionId: row.id,
+      keyId: row.keyId,
+      type: 'sl_tp_set',
+      sizeDeltaCoin: '0',
+      markPrice: read.mark ? read.mark.toString() : null,
+      fillPrice: null,
+      realizedPnl: null,
+      marginDelta: '0',
+      fee: '0',
+      slippage: '0',
+      executionVersion: null,
+      idempotencyKey: null,
+      createdAt: new Date(nowMs),
+    },
+  ]);
   return { row: updated, mark: read.problem ? null : read.mark };
 }

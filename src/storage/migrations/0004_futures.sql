@@ -25,6 +25,8 @@ CREATE TABLE futures_positions (
   exit_price numeric,
   exit_reason text CHECK (exit_reason IN ('user_close', 'liquidation', 'stop_loss', 'take_profit')),
   realized_pnl numeric,
+  -- the idempotencyKey of the open that created the position
+  idempotency_key text,
   opened_at timestamptz NOT NULL,
   closed_at timestamptz,
   created_at timestamptz NOT NULL,
@@ -34,3 +36,22 @@ CREATE UNIQUE INDEX futures_positions_one_open_idx ON futures_positions (key_id,
 CREATE INDEX futures_positions_key_updated_idx ON futures_positions (key_id, updated_at DESC, id DESC);
 -- the risk job scans open positions coin by coin
 CREATE INDEX futures_positions_open_coin_idx ON futures_positions (coin_id) WHERE status = 'open';
+
+-- One row per move of a position, for the ledger export's futuresEvents[] (supplement 2.6).
+CREATE TABLE futures_events (
+  id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  position_id bigint NOT NULL REFERENCES futures_positions(id),
+  key_id integer NOT NULL REFERENCES api_keys(id),
+  type text NOT NULL CHECK (type IN ('open', 'add', 'reduce', 'close', 'liquidation', 'stop_loss', 'take_profit', 'sl_tp_set')),
+  size_delta_coin numeric NOT NULL,
+  mark_price numeric,
+  fill_price numeric,
+  realized_pnl numeric,
+  margin_delta numeric NOT NULL,
+  fee numeric NOT NULL,
+  slippage numeric NOT NULL,
+  execution_version text,
+  idempotency_key text,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX futures_events_key_idx ON futures_events (key_id, created_at DESC, id DESC);

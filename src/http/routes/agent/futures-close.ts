@@ -49,7 +49,12 @@ export function futuresCloseRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
             },
             async (tx) => {
               await setWriteLockTimeout(tx);
-              const settled = await closePosition(tx, ctx.market, ctx.clock.now(), { keyId: key.keyId, positionId: body.positionId, fraction });
+              const settled = await closePosition(tx, ctx.market, ctx.clock.now(), {
+                keyId: key.keyId,
+                positionId: body.positionId,
+                fraction,
+                idempotencyKey: body.idempotencyKey,
+              });
               return { statusCode: 200, body: { position: positionView(settled.row, settled.mark) } };
             },
           ),

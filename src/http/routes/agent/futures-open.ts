@@ -71,6 +71,7 @@ export function futuresOpenRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
                 marginMusd: body.marginMusd,
                 stopLossPrice: body.stopLossPrice,
                 takeProfitPrice: body.takeProfitPrice,
+                idempotencyKey: body.idempotencyKey,
               });
               return { statusCode: opened.statusCode, body: { position: positionView(opened.row, opened.mark) } };
             },

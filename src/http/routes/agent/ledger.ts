@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { buildRunManifest } from '../../../ledger/run-manifest.js';
+import { futuresExport } from '../../../services/futures/export.js';
 import { countLedgerRows, listLedgerRows, type LedgerFilters, type LedgerRow } from '../../../storage/ledger-repo.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, DateTime, OpenObject } from '../../schemas.js';
@@ -115,9 +116,10 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await ctx.ledger.flush();
         const keyId = request.agentKey!.keyId;
         const filters = toFilters(request.query);
-        const [rows, total] = await Promise.all([
+        const [rows, total, futures] = await Promise.all([
           listLedgerRows(ctx.database.db, keyId, filters, { limit: EXPORT_MAX_ROWS, offset: 0 }),
           countLedgerRows(ctx.database.db, keyId, filters),
+          futuresExport(ctx.database.db, keyId, EXPORT_MAX_ROWS),
         ]);
         const data = rows.map(toLedgerView);
         const exportedAt = new Date(ctx.clock.now()).toISOString();
@@ -130,8 +132,8 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             ? buildRunManifest({ apiKeyId: keyId, runId: filters.runId, rows: data, total, maxRows: EXPORT_MAX_ROWS, generatedAt: exportedAt })
             : null,
           data,
-          futures: [],
-          futuresEvents: [],
+          futures: futures.futures,
+          futuresEvents: futures.futuresEvents,
         };
       },
     );

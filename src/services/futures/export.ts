@@ -1,0 +1,61 @@
+import { toWire } from '../../domain/money.js';
+import type { Queryable } from '../../storage/db.js';
+import { futuresForExport } from '../../storage/futures-repo.js';
+
+const num = (v: string | null): number | null => (v === null ? null : Number(v));
+const money = (v: string | null): number | null => (v === null ? null : toWire(v));
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+/**
+ * The ledger export's `futures[]` and `futuresEvents[]` (supplement 2.6): the key's newest
+ * positions and position moves, up to `limit` each, newest first.
+ */
+export async function futuresExport(db: Queryable, keyId: number, limit: number) {
+  const { positions, events } = await futuresForExport(db, keyId, limit);
+  return {
+    futures: positions.map((p) => {
+      const freshness = p.freshnessAtEntry as { asOf?: string | null; ageSeconds?: number | null; status?: string | null };
+      return {
+        id: p.id,
+        coinSymbol: p.symbol,
+        side: p.side,
+        leverage: Number(p.leverage),
+        entryPrice: Number(p.entryPrice),
+        marginMusd: toWire(p.margin),
+        notionalMusd: toWire(Number(p.margin) * Number(p.leverage)),
+        sizeCoin: toWire(p.sizeCoin),
+        maintenanceMarginRate: Number(p.maintenanceMarginRate),
+        liquidationPrice: Number(p.liquidationPrice),
+        stopLossPrice: num(p.stopLossPrice),
+        takeProfitPrice: num(p.takeProfitPrice),
+        entryPriceAsOf: freshness.asOf ?? null,
+        entryFreshnessAgeSeconds: freshness.ageSeconds ?? null,
+        entryFreshnessStatus: freshness.status ?? null,
+        status: p.status,
+        exitPrice: num(p.exitPrice),
+        exitReason: p.exitReason,
+        realizedPnlMusd: money(p.realizedPnl),
+        fillModel: null,
+        idempotencyKey: p.idempotencyKey,
+        openedAt: iso(p.openedAt),
+        closedAt: iso(p.closedAt),
+        createdAt: p.createdAt.toISOString(),
+      };
+    }),
+    futuresEvents: events.map((e) => ({
+      id: e.id,
+      positionId: e.positionId,
+      type: e.type,
+      sizeDeltaCoin: toWire(e.sizeDeltaCoin),
+      markPrice: num(e.markPrice),
+      fillPrice: num(e.fillPrice),
+      realizedPnlMusd: money(e.realizedPnl),
+      marginDeltaMusd: toWire(e.marginDelta),
+      feeMusd: toWire(e.fee),
+      slippageMusd: toWire(e.slippage),
+      executionVersion: e.executionVersion,
+      idempotencyKey: e.idempotencyKey,
+      createdAt: e.createdAt.toISOString(),
+    })),
+  };
+}
