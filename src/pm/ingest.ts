@@ -30,6 +30,8 @@ import { appendSpark, changeOver, leaderIndex, SPARK_WINDOW_MS, type SparkEntry 
 export const BACKFILL_WINDOW_MS = 30 * DAY_MS;
 const DELTAS_TOP = 10;
 const DELTAS_EVERY_MS = 15_000;
+/** Back-filled capture rows written per ingest run. */
+const BACKFILL_SLICE = 1500;
 /** Our captures are kept this long. */
 const CAPTURE_RETENTION_MS = 120 * DAY_MS;
 
@@ -142,6 +144,7 @@ export class PmIngest {
   private lastMatchAt = 0;
   private lastDeltasAt: number | null = null;
   private readonly pushed = new Set<string>();
+  private pendingCaptures: PmCaptureRow[] = [];
 
   constructor(
     private readonly database: Database,
@@ -193,16 +196,31 @@ export class PmIngest {
       return rowOf(s, sp ? ({ spark: sp.spark, lastCaptureAt: sp.last } as Known) : undefined, nowMs, false);
     });
     await upsertPmMarkets(this.database.db, rows);
-    await insertPmCaptures(this.database.db, captures.map((c) => captureRow(c, kinds.get(`${c.source}/${c.slug}`) ?? 'binary')));
     await insertPmWhales(this.database.db, whales.map((w) => whaleRow(w, w.tradedAtMs)));
+    // Capture rows go in slices over the next runs, so the first run (and a shutdown waiting for it) stays short.
+    this.pendingCaptures = captures.map((c) => captureRow(c, kinds.get(`${c.source}/${c.slug}`) ?? 'binary'));
+  }
+
+  /** Writes the next slice of back-filled captures; returns how many remain. */
+  async drainBackfill(max = BACKFILL_SLICE): Promise<number> {
+    const slice = this.pendingCaptures.splice(0, max);
+    if (slice.length > 0) await insertPmCaptures(this.database.db, slice);
+    return this.pendingCaptures.length;
   }
 
   /** One ingest pass at `nowMs`. */
   async run(nowMs: number): Promise<void> {
     const db = this.database.db;
     if (this.known === null) {
-      if (this.options.backfill !== false && !this.options.adapters && (await countPmMarkets(db)) === 0) await this.backfill(nowMs);
+      const empty = this.options.backfill !== false && !this.options.adapters && (await countPmMarkets(db)) === 0;
+      if (empty) await this.backfill(nowMs);
       this.known = await this.loadKnown();
+      // The back-fill is this run's whole work: the first tick (and a shutdown waiting for it) stays short.
+      if (empty) {
+        await this.rematch(nowMs);
+        this.lastRunAt = nowMs;
+        return;
+      }
     }
     const known = this.known;
     const since = this.lastRunAt ?? nowMs - 15 * 60_000;
@@ -316,6 +334,7 @@ export class PmIngest {
         for (const g of await pruneSettledFlashMarkets(db, nowMs - DAY_MS)) this.known.delete(`${g.source}/${g.slug}`);
       }
     }
+    if (this.pendingCaptures.length > 0) await this.drainBackfill();
     this.lastRunAt = nowMs;
   }
 

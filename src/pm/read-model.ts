@@ -148,17 +148,18 @@ export class PmReadModel {
       const members = r.canonicalKey ? clusters.get(r.canonicalKey)! : [];
       const ref = r.canonicalKey ? referenceFor(r, members, nowMs) : null;
       refs.set(keyOf(r), ref);
-      events.set(keyOf(r), eventObject(r, nowMs, usd, ref, crossPlatformOf(r, members)));
+      events.set(keyOf(r), eventObject(r, nowMs, usd, ref));
     }
     const health = new Map((await venueHealth(this.database.db)).map((h) => [h.source, { lastSuccessAt: h.lastSuccessAt, lastError: h.lastError, mode: h.mode }]));
     return { builtAtMs: nowMs, checkedAtMs: nowMs, version, rows, byKey, clusters, refs, events, health };
   }
 }
 
-function crossPlatformOf(r: PmMarketRow, members: PmMarketRow[]): unknown[] {
+/** Compact cross-venue pointers on list events; the detail's crossSourceMatches carries the rest. */
+export function crossPlatformOf(r: PmMarketRow, members: PmMarketRow[]): unknown[] {
   return members
     .filter((m) => keyOf(m) !== keyOf(r))
-    .map((m) => ({ source: m.source, slug: m.slug, orientation: relativeOrientation(r.orientation, m.orientation), status: m.status }));
+    .map((m) => ({ source: m.source, orientation: relativeOrientation(r.orientation, m.orientation), status: m.status }));
 }
 
 const models = new WeakMap<Database, PmReadModel>();

@@ -38,7 +38,8 @@ export interface Money {
 const m = (v: number, fx: Money) => Math.round(v * fx.rate * 100) / 100;
 
 /** The event object of one venue market. */
-export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: ReferenceProbability | null, crossPlatform: unknown[] = []): Record<string, unknown> {
+/** `detail` adds per-outcome lifecycle objects (kept out of lists to keep them small). */
+export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: ReferenceProbability | null, crossPlatform: unknown[] = [], detail = false): Record<string, unknown> {
   const outcomes = outcomesOf(row);
   const probs = outcomes.map((o) => o.probability);
   const li = leaderIndex(row, probs);
@@ -67,17 +68,7 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
       hasObservedPrice: true,
       priceBasis: o.bid !== null ? 'provider_quote' : 'last_price_untimed',
       priceChange24h: open && spark.length >= 2 ? changeOf(spark, i, nowMs) : null,
-      lifecycle: {
-        state: row.resolutionState === 'voided' ? 'voided' : row.resolutionState ? 'resolved' : open ? 'open' : 'closed',
-        providerAcceptingOrders: open,
-        entryBlockedByLifecycle: !open,
-        isResult: winner === o.externalMarketId,
-        result: row.resolutionState === 'voided' ? 'voided' : row.resolutionState ? (winner === o.externalMarketId ? 'won' : 'lost') : null,
-        basis: row.resolutionState ? 'provider' : 'unknown',
-        closedAt: iso(row.closedAt),
-        resolvedAt: row.resolvedAtVerified ? iso(row.resolvedAt) : null,
-        observedAt: iso(row.lastCaptureAt ?? row.updatedAt),
-      },
+      ...(detail ? { lifecycle: lifecycleOf(row, o, open, winner) } : {}),
     })),
     priceChange24h: open ? row.priceChange24h : null,
     priceChange7d: open ? row.priceChange7d : null,
@@ -98,9 +89,10 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
     relatedCoins: row.coinIds as string[],
     topics: row.topics as string[],
     canonicalEventId: row.canonicalKey,
-    crossPlatform,
     attribution: attributionOf(row.source),
   };
+  // Lists stay small: the cross-venue pointers ride on the detail (and /canonical/{id}).
+  if (detail) event.crossPlatform = crossPlatform;
   if (row.kind === 'binary') event.marketSubtitle = row.title;
   if (open && spark.length >= 2) {
     event.sparkline = {
@@ -173,3 +165,17 @@ export const referenceOf = (probability: number, venueCount: number, spreadPoint
   methodologyVersion: CONSENSUS_METHODOLOGY_VERSION,
   methodologyUrl: CONSENSUS_METHODOLOGY_PATH,
 });
+
+function lifecycleOf(row: PmMarketRow, o: OutcomeQuote, open: boolean, winner: string | null): Record<string, unknown> {
+  return {
+    state: row.resolutionState === 'voided' ? 'voided' : row.resolutionState ? 'resolved' : open ? 'open' : 'closed',
+    providerAcceptingOrders: open,
+    entryBlockedByLifecycle: !open,
+    isResult: winner === o.externalMarketId,
+    result: row.resolutionState === 'voided' ? 'voided' : row.resolutionState ? (winner === o.externalMarketId ? 'won' : 'lost') : null,
+    basis: row.resolutionState ? 'provider' : 'unknown',
+    closedAt: iso(row.closedAt),
+    resolvedAt: row.resolvedAtVerified ? iso(row.resolvedAt) : null,
+    observedAt: iso(row.lastCaptureAt ?? row.updatedAt),
+  };
+}

@@ -150,6 +150,9 @@ describe('event detail, whales, price history', () => {
       expect(r.body).toHaveProperty(k);
     }
     expect(r.body.event.slug).toBe(e.slug);
+    expect(r.body.event.crossPlatform.length).toBe(r.body.crossSourceMatches.length);
+    expect(r.body.event.outcomes[0].lifecycle).toMatchObject({ state: 'open', providerAcceptingOrders: true });
+    expect(e.crossPlatform).toBeUndefined(); // lists stay small
     expect(r.body.referenceProbability).toEqual(e.referenceProbability);
     expect(r.body.crossSourceMatches.length).toBeGreaterThan(0);
     for (const m of r.body.crossSourceMatches) {

@@ -10,7 +10,9 @@ export interface PmTestApp extends TestApp {
 export async function createPmApp(options: TestAppOptions & { seed?: string } = {}): Promise<PmTestApp> {
   const t = await createTestApp(options);
   const ingest = new PmIngest(t.ctx.database, { seed: options.seed ?? 'pm-test', profile: 'fast', backfillWindowMs: 8 * 86_400_000 });
-  await ingest.run(t.clock.now());
+  await ingest.run(t.clock.now()); // back-fill
+  while ((await ingest.drainBackfill(10_000)) > 0);
+  await ingest.run(t.clock.now()); // first regular pass
   return {
     ...t,
     ingest,

@@ -83,8 +83,9 @@ function listingWinner(q: Question, l: Listing): number | null {
   return q.kind === 'binary' && l.variant === 'flipped' ? 1 - q.winner : q.winner;
 }
 
-export function externalId(l: Listing, i: number): string {
-  return `${l.slug}:${i}`;
+/** Venue outcome id: unique across venues, short (lists carry one per outcome). */
+export function externalId(q: Question, l: Listing, i: number): string {
+  return `${l.venue.id}:${q.key}:${i}`;
 }
 
 export function listingState(seedKey: number, q: Question, l: Listing, t: number): MarketState {
@@ -94,7 +95,7 @@ export function listingState(seedKey: number, q: Question, l: Listing, t: number
   const outcomes: OutcomeQuote[] = l.outcomes.map((name, i) => {
     const p = probs[i]!;
     return {
-      externalMarketId: externalId(l, i),
+      externalMarketId: externalId(q, l, i),
       name,
       probability: p,
       bid: open ? Number(Math.max(0, p - spread / 2).toFixed(1)) : null,
@@ -107,7 +108,7 @@ export function listingState(seedKey: number, q: Question, l: Listing, t: number
   if (t >= settleAt) {
     resolution = {
       state: winner === null ? 'voided' : 'resolved',
-      winnerExternalMarketId: winner === null ? null : externalId(l, winner),
+      winnerExternalMarketId: winner === null ? null : externalId(q, l, winner),
       resolvedAtMs: settleAt,
       verified: l.resolvedAtVerified,
       basis: 'source',

@@ -5,7 +5,7 @@ import { loadCoins, type Coin } from '../../../marketdata/coins.js';
 import { agentsTradingMarket } from '../../../pm/api.js';
 import { quantile, seriesStats, type ResolvedSample } from '../../../pm/calibration.js';
 import { consensusMethodology } from '../../../pm/consensus.js';
-import { crossSourceMatches, keyOf, pmReadModel, type PmSnapshot } from '../../../pm/read-model.js';
+import { crossPlatformOf, crossSourceMatches, keyOf, pmReadModel, type PmSnapshot } from '../../../pm/read-model.js';
 import { leaderIndex } from '../../../pm/spark.js';
 import type { OutcomeQuote } from '../../../pm/types.js';
 import { eventObject, iso, whaleItem, type Money } from '../../../pm/views.js';
@@ -32,8 +32,7 @@ function coinsById(): Map<string, Coin> {
 
 function eventFor(snap: PmSnapshot, row: PmMarketRow, nowMs: number, fx: Money): Record<string, unknown> {
   if (fx.rate === 1) return snap.events.get(keyOf(row))!;
-  const members = row.canonicalKey ? snap.clusters.get(row.canonicalKey)! : [];
-  return eventObject(row, nowMs, fx, snap.refs.get(keyOf(row)) ?? null, (snap.events.get(keyOf(row))!.crossPlatform as unknown[]) ?? members);
+  return eventObject(row, nowMs, fx, snap.refs.get(keyOf(row)) ?? null);
 }
 
 const leaderP = (r: PmMarketRow) => {
@@ -260,7 +259,10 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const volumes = await dailyVolumes(ctx.database.db, row.source, row.slug);
           const whales = await recentWhales(ctx.database.db, 10, { source: row.source, slug: row.slug });
           const coins = coinsById();
-          const event: Record<string, unknown> = { ...eventFor(snap, row, now, fx), representativeOutcomeBasis: row.status === 'open' ? 'informative_leader' : null };
+          const event: Record<string, unknown> = {
+            ...eventObject(row, now, fx, snap.refs.get(keyOf(row)) ?? null, crossPlatformOf(row, members), true),
+            representativeOutcomeBasis: row.status === 'open' ? 'informative_leader' : null,
+          };
           return {
             body: {
               event,
