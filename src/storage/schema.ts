@@ -180,6 +180,7 @@ export const futuresPositions = pgTable('futures_positions', {
   exitPrice: numeric('exit_price'),
   exitReason: text('exit_reason').$type<'user_close' | 'liquidation' | 'stop_loss' | 'take_profit'>(),
   realizedPnl: numeric('realized_pnl'),
+  idempotencyKey: text('idempotency_key'),
   openedAt: ts('opened_at').notNull(),
   closedAt: ts('closed_at'),
   createdAt: ts('created_at').notNull(),
