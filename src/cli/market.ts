@@ -36,7 +36,7 @@ const USAGE = 'usage: market record --out tape.ndjson [--minutes 60] [--every 10
 async function recordLive(config: Config, file: string, minutes: number, everySeconds: number, startMs: number, waitUntil: (t: number) => Promise<void>): Promise<number> {
   const http = { ...DEFAULT_HTTP, fetch: globalThis.fetch as unknown as FetchLike };
   const live = new LiveMarket({
-    coins: loadCoins(),
+    coins: loadCoins(config.coinsFile),
     prices: new CoinGeckoClient({ http, apiKey: config.coingeckoApiKey }),
     fearGreed: new AlternativeMeClient(http),
     clock: systemClock,
@@ -83,7 +83,7 @@ async function loadCheckpoint(config: Config): Promise<SimCheckpoint | null> {
 
 /** The simulated market at nowMs: resumed from the service's checkpoint when it matches, else back-filled. */
 export async function openSimMarket(config: Config, nowMs: number, checkpoint: SimCheckpoint | null): Promise<{ market: SimMarket; resumed: boolean }> {
-  const coins = loadCoins();
+  const coins = loadCoins(config.coinsFile);
   const universeHash = sha256Hex(canonicalJson(coins)).slice(0, 16);
   const nowMinute = minuteIndexOf(nowMs);
   if (

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEFAULT_COINS_PATH } from '../marketdata/coins.js';
 
 export type MarketDataMode = { kind: 'sim' } | { kind: 'live' } | { kind: 'replay'; file: string };
 
@@ -11,6 +13,8 @@ export interface Config {
   redisUrl: string | null;
   adminToken: string | null;
   marketData: MarketDataMode;
+  /** The coin universe (default assets/coins.json). */
+  coinsFile: string;
   simSeed: string;
   simProfile: 'realistic' | 'fast';
   /** Replay: tape seconds per wall second. */
@@ -94,6 +98,13 @@ export function loadConfig(env: Env = process.env): Config {
     return value;
   };
 
+  const coinsFile = (): string => {
+    const raw = read('COINS_FILE');
+    if (raw === undefined) return DEFAULT_COINS_PATH;
+    if (!existsSync(resolve(raw))) problems.push(`COINS_FILE ${raw} does not exist`);
+    return resolve(raw);
+  };
+
   const marketRaw = read('MARKET_DATA') ?? 'sim';
   let marketData: MarketDataMode = { kind: 'sim' };
   if (marketRaw === 'live') marketData = { kind: 'live' };
@@ -113,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     marketData,
+    coinsFile: coinsFile(),
     simSeed: read('SIM_SEED') ?? 'paper-arena',
     simProfile: oneOf('SIM_PROFILE', 'realistic', ['realistic', 'fast'] as const),
     replaySpeed: positive('REPLAY_SPEED', 1, 10_000),

@@ -30,7 +30,7 @@ export interface RunningMarketSource {
 }
 
 export async function startMarketSource(config: Config, database: Database, say: (line: string) => void): Promise<RunningMarketSource> {
-  const coins = loadCoins();
+  const coins = loadCoins(config.coinsFile);
   const mode = config.marketData;
   if (mode.kind === 'live') return startLive(config, database, coins, say);
   if (mode.kind === 'replay') return startReplay(config, database, coins, mode.file, say);
