@@ -23,7 +23,7 @@ import { matchMarkets } from './matching.js';
 import { DAY_MS, HOUR_MS } from './sim/questions.js';
 import { SimWorld, type CapturePoint, type SimProfile } from './sim/world.js';
 import type { MarketState, VenueAdapter, WhalePrint } from './types.js';
-import { isMoneyVenue } from './venues.js';
+import { isMoneyVenue, venueById } from './venues.js';
 import { whaleItem } from './views.js';
 import { appendSpark, changeOver, leaderIndex, SPARK_WINDOW_MS, type SparkEntry } from './spark.js';
 
@@ -33,7 +33,7 @@ const DELTAS_EVERY_MS = 15_000;
 /** Back-filled capture rows written per ingest run. */
 const BACKFILL_SLICE = 1500;
 /** Our captures are kept this long. */
-const CAPTURE_RETENTION_MS = 120 * DAY_MS;
+const CAPTURE_RETENTION_MS = 90 * DAY_MS;
 
 
 export interface PmIngestOptions {
@@ -154,9 +154,14 @@ export class PmIngest {
     this.adapters = options.adapters ?? this.world.adapters();
   }
 
-  /** Captures are taken this often per market (realistic: every 15 min; fast: every minute). */
-  get captureEveryMs(): number {
-    return this.options.profile === 'fast' ? 60_000 : 15 * 60_000;
+  /**
+   * Captures are taken this often per market: every 15 min where we serve native price
+   * history (polymarket, kalshi), hourly elsewhere (sparklines, daily volume, calibration
+   * need no more); the fast profile captures 15× as often.
+   */
+  captureEveryMs(source: string): number {
+    const base = venueById(source)?.nativeHistory ? 15 * 60_000 : 60 * 60_000;
+    return this.options.profile === 'fast' ? base / 15 : base;
   }
 
   private async loadKnown(): Promise<Map<string, Known>> {
@@ -244,7 +249,7 @@ export class PmIngest {
       for (const m of snapshot.markets) {
         const key = `${m.source}/${m.slug}`;
         const k = known.get(key);
-        const due = m.status === 'open' && (k?.lastCaptureAt == null || nowMs - k.lastCaptureAt >= this.captureEveryMs);
+        const due = m.status === 'open' && (k?.lastCaptureAt == null || nowMs - k.lastCaptureAt >= this.captureEveryMs(m.source));
         const row = rowOf(m, k, nowMs, due);
         rows.push(row);
         if (due) {
