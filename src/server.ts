@@ -4,6 +4,7 @@ import { adminTokenPath, resolveAdminToken } from './config/admin-token.js';
 import type { Config } from './config/env.js';
 import { loadCoins } from './marketdata/coins.js';
 import { ensureDemoKey } from './services/demo-key.js';
+import { ensureHouseAgents } from './services/house-agents.js';
 import { startSimMarket } from './services/sim-market-boot.js';
 import { sqlSimStore } from './storage/market-repo.js';
 import { FileSimStore } from './storage/sim-file-store.js';
@@ -46,7 +47,13 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     role === 'api'
       ? null
       : new Scheduler(
-          buildJobs({ database, market: app.ctx.market, checkpointMarket: sim.checkpoint }),
+          buildJobs({
+            database,
+            market: app.ctx.market,
+            checkpointMarket: sim.checkpoint,
+            marketReads: sim.market,
+            houseAgents: config.houseAgents,
+          }),
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
           systemClock,
           app.log,
@@ -70,6 +77,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     await app.ready();
     say(`paper-arena worker: running jobs (database: ${database.kind})`);
   }
+  // Once per database whichever process starts first (HOUSE_AGENTS=off creates none).
+  if (config.houseAgents) await ensureHouseAgents(database.db);
   scheduler?.start();
   app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
 

@@ -316,3 +316,10 @@ export const arenaIdentityVersion = pgTable('arena_identity_version', {
   id: integer('id').primaryKey(),
   version: bigint('version', { mode: 'number' }).notNull(),
 });
+
+export const houseAgents = pgTable('house_agents', {
+  strategy: text('strategy').primaryKey(),
+  keyId: integer('key_id').notNull().unique(),
+  lastStepTick: bigint('last_step_tick', { mode: 'number' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

@@ -7,6 +7,8 @@ import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.
 import { matchRestingOrders, SPOT_MATCHING_INTERVAL_MS } from './spot-matching.js';
 import { futuresRiskJob } from './futures-risk-job.js';
 import { arenaJobs } from '../services/arena-jobs.js';
+import type { MarketReads } from '../marketdata/reads.js';
+import { houseAgentsJob } from '../services/house-agents.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -18,6 +20,10 @@ export interface JobDeps {
   market: MarketFeed;
   /** Stores the simulated market's checkpoint (absent where no sim runs). */
   checkpointMarket?: () => Promise<void>;
+  /** Candles and changes for the house (demo) agents; no house job without them. */
+  marketReads?: MarketReads | null;
+  /** HOUSE_AGENTS (default on). */
+  houseAgents?: boolean;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
@@ -47,6 +53,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     futuresRiskJob(deps),
     ...arenaJobs(deps),
   ];
+  if (deps.marketReads && deps.houseAgents !== false) jobs.push(houseAgentsJob({ database: deps.database, reads: deps.marketReads }));
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;
     jobs.push({ name: 'market-checkpoint', intervalMs: MINUTE_MS, run: () => checkpoint() });
