@@ -53,6 +53,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
             checkpointMarket: sim.checkpoint,
             marketReads: sim.market,
             houseAgents: config.houseAgents,
+            futuresOpenEnabled: config.futuresOpenEnabled,
           }),
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
           systemClock,

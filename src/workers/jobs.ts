@@ -24,6 +24,8 @@ export interface JobDeps {
   marketReads?: MarketReads | null;
   /** HOUSE_AGENTS (default on). */
   houseAgents?: boolean;
+  /** FUTURES_OPEN_ENABLED (default true): the house futures agent opens only when it is. */
+  futuresOpenEnabled?: boolean;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
@@ -53,7 +55,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     futuresRiskJob(deps),
     ...arenaJobs(deps),
   ];
-  if (deps.marketReads && deps.houseAgents !== false) jobs.push(houseAgentsJob({ database: deps.database, reads: deps.marketReads }));
+  if (deps.marketReads && deps.houseAgents !== false) jobs.push(houseAgentsJob({ database: deps.database, reads: deps.marketReads, futuresOpenEnabled: deps.futuresOpenEnabled }));
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;
     jobs.push({ name: 'market-checkpoint', intervalMs: MINUTE_MS, run: () => checkpoint() });

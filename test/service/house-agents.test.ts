@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { loadConfig, ConfigError } from '../../src/config/env.js';
 import { HOUSE_STEP_ASIDE_LIVE_AGENTS } from '../../src/arena/house/board-rule.js';
-import type { HouseOrder } from '../../src/arena/house/types.js';
+import type { HouseFuturesOrder, HouseOrder } from '../../src/arena/house/types.js';
 import { checkBooks } from '../../src/services/doctor.js';
 import { ensureDemoKey } from '../../src/services/demo-key.js';
 import {
   ensureHouseAgents,
+  executeHouseFuturesOrders,
   executeHouseOrders,
+  loadHouseFuturesBook,
   HOUSE_STEP_MS,
   HOUSE_USER_ID,
   houseMarketView,
@@ -60,14 +62,14 @@ describe('house (demo) agents on a simulated market', () => {
     const db = testDb.database.db;
     await Promise.all([ensureHouseAgents(db), ensureHouseAgents(db), ensureHouseAgents(db)]);
     const agents = await ensureHouseAgents(db);
-    expect(agents.map((a) => a.strategy)).toEqual(['mean-reversion', 'momentum']);
+    expect(agents.map((a) => a.strategy)).toEqual(['futures-trend', 'mean-reversion', 'momentum']);
     const keys = await listKeys(db, HOUSE_USER_ID);
-    expect(keys).toHaveLength(2);
+    expect(keys).toHaveLength(3);
     for (const key of keys) {
       expect(key.isPublic).toBe(true);
-      expect(key.scopes).toEqual(['read', 'trade:spot']);
+      expect(key.scopes).toEqual(['read', key.agentName === 'futures-trend-house' ? 'trade:futures' : 'trade:spot']);
     }
-    expect(keys.map((k) => k.agentName).sort()).toEqual(['mean-reversion-house', 'momentum-house']);
+    expect(keys.map((k) => k.agentName).sort()).toEqual(['futures-trend-house', 'mean-reversion-house', 'momentum-house']);
     // House keys do not count as "a database with keys": the first start still prints a demo key.
     expect(await ensureDemoKey(db)).not.toBeNull();
   });
@@ -80,11 +82,16 @@ describe('house (demo) agents on a simulated market', () => {
       sim.market.advanceTo(lastTick);
       await job!.run(lastTick);
     }
+
     const agents = await ensureHouseAgents(testDb.database.db);
     const counts = await tradeCounts(testDb);
     const house = counts.filter((c) => agents.some((a) => a.keyId === c.keyId));
     expect(house.length).toBeGreaterThanOrEqual(1);
     expect(house.reduce((s, c) => s + c.decided, 0)).toBeGreaterThanOrEqual(1);
+    // The futures agent opened and closed a mock-futures position through the futures engine.
+    const futures = agents.find((a) => a.strategy === 'futures-trend')!;
+    const closed = await queryRows<{ venue: string }>(testDb.database.db, sql`select venue from closed_trades where key_id = ${futures.keyId} and realized_pnl is not null`);
+    expect(closed.map((c) => c.venue)).toContain('futures');
     // Real spot fills: fee and execution model recorded like any HTTP order.
     const [fill] = await queryRows<{ venue: string; refType: string; fee: string; version: string }>(
       testDb.database.db,
@@ -103,7 +110,7 @@ describe('house (demo) agents on a simulated market', () => {
     expect(await tradeCounts(testDb)).toEqual(before);
 
     // A crash between an order and the step's completion: the same orders replay by their key.
-    const [agent] = await ensureHouseAgents(db);
+    const agent = (await ensureHouseAgents(db)).find((a) => a.strategy === 'momentum');
     const coinId = houseMarketView(sim.market, lastTick)[0]!.coinId;
     const orders: HouseOrder[] = [{ coinId, side: 'buy', quantity: 0.01, reason: 'test' }];
     const tick = Math.floor(lastTick / HOUSE_STEP_MS) + 1;
@@ -115,6 +122,33 @@ describe('house (demo) agents on a simulated market', () => {
     const resized = await executeHouseOrders(db, sim.market, agent!.keyId, tick, [{ ...orders[0]!, quantity: 0.02 }], lastTick);
     expect(resized).toEqual([{ order: { ...orders[0]!, quantity: 0.02 }, status: 'refused', reason: 'idempotency_key_conflict' }]);
     expect(totalTrades(await tradeCounts(testDb))).toBe(totalTrades(before) + 1);
+
+    // Futures the same way: an open replays by its tick key; with FUTURES_OPEN_ENABLED=false it is refused.
+    const futures = (await ensureHouseAgents(db)).find((a) => a.strategy === 'futures-trend')!;
+    const held = new Set((await loadHouseFuturesBook(db, futures.keyId)).positions.map((p) => p.coinId));
+    const view = houseMarketView(sim.market, lastTick).find((c) => !held.has(c.coinId))!;
+    const open: HouseFuturesOrder = {
+      kind: 'open',
+      coinId: view.coinId,
+      side: 'long',
+      leverage: 2,
+      marginMusd: 100,
+      stopLossPrice: Number((view.priceUsd * 0.97).toPrecision(6)),
+      takeProfitPrice: Number((view.priceUsd * 1.05).toPrecision(6)),
+      reason: 'test',
+    };
+    const disabled = await executeHouseFuturesOrders(db, sim.market, futures.keyId, tick, [open], lastTick, false);
+    expect(disabled.map((o) => [o.status, o.reason])).toEqual([['refused', 'feature_disabled']]);
+    const opened = await executeHouseFuturesOrders(db, sim.market, futures.keyId, tick, [open], lastTick);
+    const reopened = await executeHouseFuturesOrders(db, sim.market, futures.keyId, tick, [open], lastTick);
+    expect([opened[0]!.status, reopened[0]!.status]).toEqual(['filled', 'replayed']);
+    const positions = (await loadHouseFuturesBook(db, futures.keyId)).positions.filter((p) => p.coinId === view.coinId);
+    expect(positions).toHaveLength(1);
+    const close: HouseFuturesOrder = { kind: 'close', positionId: positions[0]!.positionId, coinId: view.coinId, reason: 'test' };
+    const closed = await executeHouseFuturesOrders(db, sim.market, futures.keyId, tick, [close], lastTick);
+    const reclosed = await executeHouseFuturesOrders(db, sim.market, futures.keyId, tick, [close], lastTick);
+    expect([closed[0]!.status, reclosed[0]!.status]).toEqual(['filled', 'replayed']);
+    expect((await checkBooks(db)).ok).toBe(true);
     expect((await checkBooks(db)).ok).toBe(true);
   });
 
@@ -123,11 +157,11 @@ describe('house (demo) agents on a simulated market', () => {
     t.clock.set(lastTick + 2 * DAY); // nothing traded "today" any more
     const board = (await t.app.inject({ url: '/api/arena' })).json();
     expect(board.source).toBe('demo');
-    expect(board.total).toBe(2);
+    expect(board.total).toBe(3);
     for (const row of board.rows) {
       expect(row.source).toBe('demo');
       expect(row.rankDelta).toBeNull();
-      expect(row.handle).toMatch(/^a\d+-(momentum|mean-reversion)-house$/);
+      expect(row.handle).toMatch(/^a\d+-(momentum|mean-reversion|futures-trend)-house$/);
     }
     const handles = agents.map((a) => `a${a.keyId}-${a.strategy}-house`).sort();
     expect(board.rows.map((r: { handle: string }) => r.handle).sort()).toEqual(handles);
@@ -181,15 +215,15 @@ describe('house agents step aside once live agents qualify', () => {
     await trades(db, live[0]!, 'spot', [10, -5], now - 1000);
     let b = await board();
     expect(b.source).toBe('live');
-    expect(b.rows.map((r: { source: string }) => r.source)).toEqual(['live', 'demo', 'demo']);
+    expect(b.rows.map((r: { source: string }) => r.source)).toEqual(['live', 'demo', 'demo', 'demo']);
     expect(b.rows[0].rank).toBe(1);
 
     live.push(await agentKey(db, 'Live Two'), await agentKey(db, 'Live Three'));
     for (const id of live.slice(0, 2)) await trades(db, id, 'spot', [10, 10, 10, 10, 10], now - 1000);
     b = await board();
-    expect(b.total).toBe(5); // two qualified live agents: the house stays
+    expect(b.total).toBe(6); // two qualified live agents: the house stays
     await trades(db, live[2]!, 'spot', [1, 1, 1, 1], now - 1000);
-    expect((await board()).total).toBe(5); // four decided trades are not enough
+    expect((await board()).total).toBe(6); // four decided trades are not enough
     await trades(db, live[2]!, 'spot', [1], now - 1000);
     b = await board();
     expect(b).toMatchObject({ total: 3, source: 'live' });

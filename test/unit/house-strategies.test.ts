@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { boardSource, houseStepsAside, HOUSE_STEP_ASIDE_LIVE_AGENTS } from '../../src/arena/house/board-rule.js';
 import { meanReversion, zScore } from '../../src/arena/house/mean-reversion.js';
+import { futuresTrend } from '../../src/arena/house/futures-trend.js';
 import { momentum } from '../../src/arena/house/momentum.js';
 import { HOUSE_MAX_POSITIONS, unitsFor } from '../../src/arena/house/sizing.js';
 import type { HouseBook, HouseCoinView } from '../../src/arena/house/types.js';
@@ -102,6 +103,30 @@ describe('mean reversion', () => {
   it('ignores coins that barely move (stablecoins) and coins without 4 hours of bars', () => {
     expect(zScore(coin('825', 0.99, 0, 0, [...steady(1, 0.00001), 0.99]))).toBeNull();
     expect(zScore(coin('1', 95, 0, 0, [...steady(100, 1, 20), 95]))).toBeNull();
+  });
+});
+
+describe('futures trend', () => {
+  it('goes long a strong day the hour confirms and short a weak one, with stop-loss and take-profit', () => {
+    const market = [coin('1', 100_000, 0.5, 4), coin('1027', 4_000, -0.6, -5), coin('5426', 200, -0.4, 6), coin('74', 0.3, 0.1, 1)];
+    const orders = futuresTrend(market, { cashUsd: 50_000, positions: [] });
+    // Margins: 15 % of cash (7,500), then 15 % of (50,000 − 7,500 × 1.01 kept for the first open and its fee) = 6,363.
+    expect(orders).toEqual([
+      { kind: 'open', coinId: '1027', side: 'short', leverage: 3, marginMusd: 7500, stopLossPrice: 4080, takeProfitPrice: 3840, reason: 'trend_down' },
+      { kind: 'open', coinId: '1', side: 'long', leverage: 3, marginMusd: 6363, stopLossPrice: 98_000, takeProfitPrice: 104_000, reason: 'trend_up' },
+    ]);
+  });
+
+  it('closes a position when the hour turns against it, and keeps the rest', () => {
+    const market = [coin('1', 100_000, -0.6, 4), coin('1027', 4_000, -0.6, -5)];
+    const book = {
+      cashUsd: 1_000,
+      positions: [
+        { positionId: 7, coinId: '1', side: 'long' as const },
+        { positionId: 8, coinId: '1027', side: 'short' as const },
+      ],
+    };
+    expect(futuresTrend(market, book)).toEqual([{ kind: 'close', positionId: 7, coinId: '1', reason: 'reversal' }]);
   });
 });
 

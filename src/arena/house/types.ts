@@ -35,3 +35,30 @@ export interface HouseOrder {
 }
 
 export type HouseStrategy = (market: readonly HouseCoinView[], book: HouseBook) => HouseOrder[];
+
+/** An open mock-futures position as a futures strategy sees it. */
+export interface HouseFuturesPosition {
+  positionId: number;
+  coinId: string;
+  side: 'long' | 'short';
+}
+
+export interface HouseFuturesBook {
+  cashUsd: number;
+  positions: readonly HouseFuturesPosition[];
+}
+
+export type HouseFuturesOrder =
+  | {
+      kind: 'open';
+      coinId: string;
+      side: 'long' | 'short';
+      leverage: number;
+      marginMusd: number;
+      stopLossPrice: number;
+      takeProfitPrice: number;
+      reason: string;
+    }
+  | { kind: 'close'; positionId: number; coinId: string; reason: string };
+
+export type HouseFuturesStrategy = (market: readonly HouseCoinView[], book: HouseFuturesBook) => HouseFuturesOrder[];
