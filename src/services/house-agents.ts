@@ -13,7 +13,6 @@ import { FUTURES_OPEN_URL } from '../http/routes/agent/futures-open.js';
 import { ORDER_ROUTE } from '../http/routes/agent/spot.js';
 import type { MarketReads } from '../marketdata/reads.js';
 import type { Database, Db } from '../storage/db.js';
-import { findWallet } from '../storage/books-repo.js';
 import { isLockContention, openPositionsOfKey, setWriteLockTimeout } from '../storage/futures-repo.js';
 import { listHoldings } from '../storage/holdings-repo.js';
 import { claimHouseAgent, listHouseAgents, listHouseStrategies, markHouseStep, type HouseAgentRow } from '../storage/house-repo.js';
@@ -91,7 +90,7 @@ export async function loadHouseBook(db: Db, keyId: number): Promise<HouseBook> {
 }
 
 export async function loadHouseFuturesBook(db: Db, keyId: number): Promise<HouseFuturesBook> {
-  const wallet = (await findWallet(db, keyId)) ?? (await ensureWallet(db, keyId));
+  const wallet = await ensureWallet(db, keyId);
   const positions = await openPositionsOfKey(db, keyId);
   return {
     cashUsd: wallet.available.toNumber(),
