@@ -3,6 +3,7 @@ import { adminTokenPath, resolveAdminToken } from './config/admin-token.js';
 import type { Config } from './config/env.js';
 import { ensureDemoKey } from './services/demo-key.js';
 import { startMarketSource } from './services/market-source-boot.js';
+import { ensureHouseAgents } from './services/house-agents.js';
 import { openDatabase, pgliteDirFor } from './storage/db.js';
 import { buildJobs } from './workers/jobs.js';
 import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js';
@@ -28,7 +29,15 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     role === 'api'
       ? null
       : new Scheduler(
-          buildJobs({ database, market: app.ctx.market, checkpointMarket: source.checkpoint, config }),
+          buildJobs({
+            database,
+            market: app.ctx.market,
+            checkpointMarket: source.checkpoint,
+            config,
+            marketReads: source.market,
+            houseAgents: config.houseAgents,
+            futuresOpenEnabled: config.futuresOpenEnabled,
+          }),
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
           source.clock,
           app.log,
@@ -52,6 +61,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     await app.ready();
     say(`paper-arena worker: running jobs (database: ${database.kind})`);
   }
+  // Once per database whichever process starts first (HOUSE_AGENTS=off creates none).
+  if (config.houseAgents) await ensureHouseAgents(database.db);
   scheduler?.start();
   app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
 

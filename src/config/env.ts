@@ -32,6 +32,8 @@ export interface Config {
   publicRpm: number;
   ledgerFlushMs: number;
   trustProxy: boolean;
+  /** Built-in demo agents trade and are listed (HOUSE_AGENTS=on); off hides them. */
+  houseAgents: boolean;
 }
 
 export class ConfigError extends Error {
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicRpm: int('PUBLIC_RPM', 600, 1, 1_000_000_000),
     ledgerFlushMs: int('LEDGER_FLUSH_MS', 250, 10, 60_000),
     trustProxy: bool('TRUST_PROXY', false),
+    houseAgents: oneOf('HOUSE_AGENTS', 'on', ['on', 'off'] as const) === 'on',
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,5 +1,6 @@
 import { handleFor } from '../domain/api-keys.js';
 import { badgesFor } from '../arena/badges.js';
+import { boardSource, houseStepsAside } from '../arena/house/board-rule.js';
 import {
   arenaContract,
   compareRankable,
@@ -25,6 +26,7 @@ import {
   type AllTimeAgent,
 } from '../storage/arena-board-repo.js';
 import type { Queryable } from '../storage/db.js';
+import { houseKeyIds } from '../storage/house-repo.js';
 import type { Clock } from '../util/clock.js';
 
 const DAY_MS = 86_400_000;
@@ -44,6 +46,8 @@ export interface BoardEntry {
   total: Counts;
   decided: number;
   score: number;
+  /** A house (demo) agent: all-time figures on every window, ranked after every live row. */
+  demo: boolean;
 }
 
 export interface Board {
@@ -52,6 +56,13 @@ export interface Board {
   entries: BoardEntry[];
   rankOf: Map<number, number>;
   key: string;
+  /** `demo` while only house agents are listed (src/arena/house/board-rule.ts). */
+  source: 'live' | 'demo';
+}
+
+export interface ArenaBoardOptions {
+  /** HOUSE_AGENTS: off hides every house agent's row. */
+  houseAgents?: boolean;
 }
 
 /**
@@ -70,6 +81,7 @@ export class ArenaBoards {
   constructor(
     private readonly db: Queryable,
     private readonly clock: Clock,
+    private readonly options: ArenaBoardOptions = {},
   ) {}
 
   async contract(): Promise<ArenaContract> {
@@ -115,7 +127,11 @@ export class ArenaBoards {
   }
 
   private async build(window: BoardWindow, now: number, key: string): Promise<Board> {
-    const agents = await loadAllTimeAgents(this.db);
+    const house = await houseKeyIds(this.db);
+    const everyone = await loadAllTimeAgents(this.db);
+    const live = everyone.filter((a) => !house.has(a.keyId));
+    const showHouse = this.options.houseAgents !== false && !houseStepsAside(live.map((a) => decidedOf(totalOf(a.venues))));
+    const agents = showHouse ? everyone : live;
     const earliest = agents.reduce<number | null>(
       (min, a) => (a.firstTradeAtMs !== null && (min === null || a.firstTradeAtMs < min) ? a.firstTradeAtMs : min),
       null,
@@ -128,15 +144,18 @@ export class ArenaBoards {
           ? await loadTradeWindowCounts(this.db, spec.fromMs)
           : null;
     const entries = agents.map((agent): BoardEntry => {
-      const venues = windowCounts ? (windowCounts.get(agent.keyId) ?? emptyVenueCounts()) : agent.venues;
+      const demo = house.has(agent.keyId);
+      // Demo rows ignore windowing (contract §4.2 rule 2).
+      const venues = windowCounts && !demo ? (windowCounts.get(agent.keyId) ?? emptyVenueCounts()) : agent.venues;
       const total = totalOf(venues);
       const decided = decidedOf(total);
-      return { agent, handle: handleFor(agent.keyId, agent.agentName), window: venues, total, decided, score: rankScore(total.pnl, total.wins, decided) };
+      return { agent, handle: handleFor(agent.keyId, agent.agentName), window: venues, total, decided, score: rankScore(total.pnl, total.wins, decided), demo };
     });
-    entries.sort((a, b) => compareRankable(rankable(a), rankable(b)));
+    entries.sort((a, b) => Number(a.demo) - Number(b.demo) || compareRankable(rankable(a), rankable(b)));
     const rankOf = new Map<number, number>();
     entries.forEach((e, i) => rankOf.set(e.agent.keyId, i + 1));
-    return { window, spec, entries, rankOf, key };
+    const demoCount = entries.filter((e) => e.demo).length;
+    return { window, spec, entries, rankOf, key, source: boardSource(entries.length - demoCount, demoCount) };
   }
 
   /** `GET /api/arena`. */
@@ -159,7 +178,7 @@ export class ArenaBoards {
       minDecidedTrades: LISTING_MIN_DECIDED_TRADES,
       contract: await this.contract(),
       window,
-      source: 'live' as const,
+      source: board.source,
       rows: await rows,
       asOf: new Date(this.clock.now()).toISOString(),
     };
@@ -185,7 +204,8 @@ export class ArenaBoards {
 
   private async rows(board: Board, entries: BoardEntry[]) {
     const now = this.clock.now();
-    const sparks = await this.sparklines(board.spec, entries, now);
+    const sparks = await this.sparklines(board.spec, entries.filter((e) => !e.demo), now);
+    for (const [keyId, points] of await this.sparklines({ kind: 'all' }, entries.filter((e) => e.demo), now)) sparks.set(keyId, points);
     const previous = await this.previousRanks(board.window, now);
     return entries.map((e) => {
       const rank = board.rankOf.get(e.agent.keyId)!;
@@ -196,7 +216,7 @@ export class ArenaBoards {
         rankScore: roundMusd(e.score),
         handle: e.handle,
         agentName: e.agent.agentName,
-        source: 'live' as const,
+        source: e.demo ? ('demo' as const) : ('live' as const),
         realizedPnlMusd: e.total.pnl,
         tradeCount: e.total.trades,
         decidedTradeCount: e.decided,
@@ -217,7 +237,7 @@ export class ArenaBoards {
           },
           now,
         ),
-        rankDelta: prev === undefined ? null : prev - rank,
+        rankDelta: prev === undefined || e.demo ? null : prev - rank,
         model: e.agent.agentModel,
         auditStats: null,
         qualified: isQualified(e.decided),

@@ -420,3 +420,10 @@ export const futuresEvents = pgTable('futures_events', {
   idempotencyKey: text('idempotency_key'),
   createdAt: ts('created_at').notNull(),
 });
+
+export const houseAgents = pgTable('house_agents', {
+  strategy: text('strategy').primaryKey(),
+  keyId: integer('key_id').notNull().unique(),
+  lastStepTick: bigint('last_step_tick', { mode: 'number' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

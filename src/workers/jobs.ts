@@ -8,6 +8,8 @@ import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.
 import { matchRestingOrders, SPOT_MATCHING_INTERVAL_MS } from './spot-matching.js';
 import { futuresRiskJob } from './futures-risk-job.js';
 import { arenaJobs } from '../services/arena-jobs.js';
+import type { MarketReads } from '../marketdata/reads.js';
+import { houseAgentsJob } from '../services/house-agents.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -21,6 +23,12 @@ export interface JobDeps {
   checkpointMarket?: () => Promise<void>;
   /** Seed, profile and data mode for the PM venue ingest (default: sim with the default seed). */
   config?: PmJobConfig;
+  /** Candles and changes for the house (demo) agents; no house job without them. */
+  marketReads?: MarketReads | null;
+  /** HOUSE_AGENTS (default on). */
+  houseAgents?: boolean;
+  /** FUTURES_OPEN_ENABLED (default true): the house futures agent opens only when it is. */
+  futuresOpenEnabled?: boolean;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
@@ -51,6 +59,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     ...arenaJobs(deps),
     ...pmJobs(deps.database, deps.config ?? { simSeed: 'paper-arena', simProfile: 'realistic', marketData: { kind: 'sim' } }),
   ];
+  if (deps.marketReads && deps.houseAgents !== false) jobs.push(houseAgentsJob({ database: deps.database, reads: deps.marketReads, futuresOpenEnabled: deps.futuresOpenEnabled }));
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;
     jobs.push({ name: 'market-checkpoint', intervalMs: MINUTE_MS, run: () => checkpoint() });

@@ -10,7 +10,7 @@ import { scorecardRoutes } from './scorecards.js';
 /** Every public Arena and competition read, plus the owners' competition admin routes. */
 export function arenaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const boards = new ArenaBoards(ctx.database.db, ctx.clock);
+    const boards = new ArenaBoards(ctx.database.db, ctx.clock, { houseAgents: ctx.config.houseAgents });
     await app.register(leaderboardRoutes(ctx, boards));
     await app.register(competitionRoutes(ctx));
     await app.register(decisionRoutes(ctx));

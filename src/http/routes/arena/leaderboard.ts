@@ -9,7 +9,7 @@ import { StringEnum } from '../../schemas.js';
 import { CACHE, HandleParam, OpenResponse, publicErrors, tags } from './schemas.js';
 
 /** `GET /api/arena` and `GET /api/arena/{handle}` (contract §4.2). */
-export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.database.db, ctx.clock)): FastifyPluginAsyncTypebox {
+export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.database.db, ctx.clock, { houseAgents: ctx.config.houseAgents })): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/arena',
