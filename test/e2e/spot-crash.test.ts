@@ -35,7 +35,13 @@ async function start(port: number): Promise<ChildProcess> {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  await expect.poll(() => output, { timeout: 240_000, interval: 250 }).toContain('listening on');
+  try {
+    // A cold start back-fills 90 days of simulated market: about a minute on an idle machine, minutes under load.
+    await expect.poll(() => output, { timeout: 540_000, interval: 250 }).toContain('listening on');
+  } catch (error) {
+    child.kill('SIGKILL'); // never leave a half-started server behind
+    throw error;
+  }
   return child;
 }
 
@@ -137,5 +143,5 @@ describe('spot orders survive a SIGKILL of the server', () => {
       server.kill('SIGTERM');
       await exited(server);
     }
-  }, 600_000);
+  }, 1_200_000);
 });
