@@ -63,6 +63,13 @@ export const scenarios: Scenario[] = [
     description: 'portfolio: book, holdings at mark, open orders, period PnL from snapshots, progression (after the order scenario)',
   },
   {
+    name: 'pm-events-cached',
+    method: 'GET',
+    path: '/api/prediction-markets/events?limit=20',
+    needsKey: false,
+    description: 'keyless PM event list: per-IP budget + the 5 s response cache (serialized body reused)',
+  },
+  {
     name: 'futures-quote',
     method: 'POST',
     path: '/api/agent/futures/quote',

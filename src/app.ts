@@ -18,6 +18,7 @@ import { spotRoutes } from './http/routes/agent/spot.js';
 import { accountRoutes } from './http/routes/agent/account.js';
 import { historyRoutes } from './http/routes/agent/history.js';
 import { coinMoverRoutes } from './http/routes/coins/movers.js';
+import { pmRoutes } from './http/routes/pm/index.js';
 import { systemRoutes } from './http/routes/system.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
@@ -26,6 +27,7 @@ import type { RateLimitStore } from './ratelimit/store.js';
 import type { Database } from './storage/db.js';
 import type { MarketFeed } from './marketdata/feed.js';
 import type { MarketReads } from './marketdata/reads.js';
+import { relatedMarketsForCoin } from './pm/api.js';
 import { insertLedgerRows } from './storage/ledger-repo.js';
 import { KEY_CHANGED_CHANNEL } from './storage/keys-repo.js';
 import { KeyCache } from './services/key-cache.js';
@@ -83,16 +85,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (keyId) => keyCache.evictKey(Number(keyId)),
     (listening) => keyCache.setEnabled(listening),
   );
+  const clock = deps.clock ?? systemClock;
   const ctx: AppContext = {
     config,
     database: deps.database,
-    clock: deps.clock ?? systemClock,
+    clock,
     rateLimits,
     ledger,
     keyCache,
     adminToken: deps.adminToken,
     market: deps.market,
     marketReads: deps.marketReads ?? null,
+    relatedMarkets: (coinId) => relatedMarketsForCoin(deps.database, clock, coinId),
   };
   app.decorate('ctx', ctx);
 
@@ -117,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(marketRoutes(ctx));
   await app.register(coinMoverRoutes(ctx));
   await app.register(arenaRoutes(ctx));
+  await app.register(pmRoutes(ctx));
   if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
 
   app.addHook('onClose', async () => {

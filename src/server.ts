@@ -1,14 +1,9 @@
-import { join } from 'node:path';
 import { buildApp } from './app.js';
 import { adminTokenPath, resolveAdminToken } from './config/admin-token.js';
 import type { Config } from './config/env.js';
-import { loadCoins } from './marketdata/coins.js';
 import { ensureDemoKey } from './services/demo-key.js';
-import { startSimMarket } from './services/sim-market-boot.js';
-import { sqlSimStore } from './storage/market-repo.js';
-import { FileSimStore } from './storage/sim-file-store.js';
+import { startMarketSource } from './services/market-source-boot.js';
 import { openDatabase, pgliteDirFor } from './storage/db.js';
-import { systemClock } from './util/clock.js';
 import { buildJobs } from './workers/jobs.js';
 import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js';
 import { Scheduler } from './workers/scheduler.js';
@@ -26,29 +21,16 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     poolMax: config.databasePoolMax,
   });
   const admin = resolveAdminToken(config.adminToken, config.dataDir);
-  if (config.marketData.kind !== 'sim') throw new Error(`MARKET_DATA=${config.marketData.kind} is not available yet; use sim`);
-  const sim = await startSimMarket({
-    db: database.db,
-    // PGlite runs in one process: its checkpoint lives in files beside it (much faster than bytea rows).
-    store: database.kind === 'pglite' ? new FileSimStore(join(config.dataDir, 'sim')) : sqlSimStore(database.db),
-    coins: loadCoins(),
-    seed: config.simSeed,
-    profile: config.simProfile,
-    nowMs: systemClock.now(),
-    say,
-  });
-  // Every process moves its own copy of the market; the simulation is deterministic, so all agree.
-  const ticker = setInterval(() => sim.market.advanceTo(systemClock.now()), 1000);
-  ticker.unref();
-  const app = await buildApp({ config, database, adminToken: admin.token, market: sim.market, marketReads: sim.market });
+  const source = await startMarketSource(config, database, say);
+  const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, market: source.market, marketReads: source.market });
 
   const scheduler =
     role === 'api'
       ? null
       : new Scheduler(
-          buildJobs({ database, market: app.ctx.market, checkpointMarket: sim.checkpoint }),
+          buildJobs({ database, market: app.ctx.market, checkpointMarket: source.checkpoint, config }),
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
-          systemClock,
+          source.clock,
           app.log,
         );
 
@@ -82,7 +64,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     force.unref();
     try {
       await scheduler?.stop(); // finish the running job, give up leadership
-      clearInterval(ticker);
+      source.stop();
       await app.close(); // stop accepting, finish in-flight requests, flush the ledger
       await database.close();
       process.exit(0);

@@ -5,6 +5,7 @@ import { parseArgs } from './args.js';
 import { CliError, connectAdmin, type AdminOps } from './admin-ops.js';
 import { runDoctor } from './doctor.js';
 import { competitionsCommand, COMPETITIONS_USAGE } from './competitions.js';
+import { runMarketCommand } from './market.js';
 
 const USAGE = `paper-arena <command>
 
@@ -15,6 +16,8 @@ const USAGE = `paper-arena <command>
   agents publish <keyId> | agents unpublish <keyId> [--json]
   doctor                                       check every paper book against its journal
 ${COMPETITIONS_USAGE}
+  market record --out tape.ndjson [--minutes 60] [--every 10] [--no-wait] [--source sim|live]
+                                               record the simulated (or live) market to a tape (MARKET_DATA=replay:<file>)
 
 Keys commands call the running server's admin API and fall back to the database when no server runs.
 Scopes: ${SCOPES.join(', ')} (default: read).`;
@@ -81,8 +84,9 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, sub, ...rest] = positional;
   if (command === 'doctor') return runDoctor(config);
-  if (command === 'competitions') {
+  if (command === 'competitions' || command === 'market') {
     try {
+      if (command === 'market') return await runMarketCommand(config, sub, flags);
       await competitionsCommand(config, sub, rest, flags);
       return 0;
     } catch (error) {

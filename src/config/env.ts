@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEFAULT_COINS_PATH } from '../marketdata/coins.js';
 
 export type MarketDataMode = { kind: 'sim' } | { kind: 'live' } | { kind: 'replay'; file: string };
 
@@ -11,8 +13,17 @@ export interface Config {
   redisUrl: string | null;
   adminToken: string | null;
   marketData: MarketDataMode;
+  /** The coin universe (default assets/coins.json). */
+  coinsFile: string;
   simSeed: string;
   simProfile: 'realistic' | 'fast';
+  /** Replay: tape seconds per wall second. */
+  replaySpeed: number;
+  /** Live: seconds between polls of the price source. */
+  livePollSeconds: number;
+  /** Live: top coins whose history is back-filled from the source on a cold start. */
+  liveBackfillCoins: number;
+  coingeckoApiKey: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   futuresOpenEnabled: boolean;
   pmOpenEnabled: boolean;
@@ -76,6 +87,24 @@ export function loadConfig(env: Env = process.env): Config {
     }
   };
 
+  const positive = (name: string, fallback: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value <= 0 || value > max) {
+      problems.push(`${name} must be a number above 0 and at most ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const coinsFile = (): string => {
+    const raw = read('COINS_FILE');
+    if (raw === undefined) return DEFAULT_COINS_PATH;
+    if (!existsSync(resolve(raw))) problems.push(`COINS_FILE ${raw} does not exist`);
+    return resolve(raw);
+  };
+
   const marketRaw = read('MARKET_DATA') ?? 'sim';
   let marketData: MarketDataMode = { kind: 'sim' };
   if (marketRaw === 'live') marketData = { kind: 'live' };
@@ -95,8 +124,14 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     marketData,
+    coinsFile: coinsFile(),
     simSeed: read('SIM_SEED') ?? 'paper-arena',
     simProfile: oneOf('SIM_PROFILE', 'realistic', ['realistic', 'fast'] as const),
+    replaySpeed: positive('REPLAY_SPEED', 1, 10_000),
+    // Above 110 s every price would turn stale (120 s) between two good polls.
+    livePollSeconds: int('LIVE_POLL_SECONDS', 60, 15, 110),
+    liveBackfillCoins: int('LIVE_BACKFILL_COINS', 20, 0, 1000),
+    coingeckoApiKey: read('COINGECKO_API_KEY') ?? null,
     logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     futuresOpenEnabled: bool('FUTURES_OPEN_ENABLED', true),
     pmOpenEnabled: bool('PM_OPEN_ENABLED', true),

@@ -19,7 +19,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Paper Arena API',
         version: CONTRACT_VERSION,
-        description: `Paper-trading API for automated agents, Agent Arena and prediction-market research data. Not financial advice.\n\n${LIFECYCLE}`,
+        description: `Paper-trading API for automated agents, Agent Arena and prediction-market research data. Not financial advice.\n\nAcceptable use of market data: [terms](/api/terms) (GET /api/terms). Keyless prediction-market data is read-and-cite with attribution.\n\n${LIFECYCLE}`,
       },
       components: {
         securitySchemes: {
@@ -32,6 +32,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'agent', description: 'Key-authenticated paper-trading surface' },
         { name: 'admin', description: 'Operator surface (outside the contract)' },
         { name: 'system', description: 'Health and readiness' },
+        { name: 'prediction-markets', description: 'Keyless cross-venue prediction-market research data (12 venues, SSE stream)' },
       ],
     },
   });

@@ -77,9 +77,21 @@ export class ArenaBoards {
     return this.contractRecord;
   }
 
+  private inflightFingerprint: Promise<string> | null = null;
+
+  /** Requests arriving while a fingerprint read is in flight share its answer. */
+  private fingerprint(): Promise<string> {
+    if (!this.inflightFingerprint) {
+      this.inflightFingerprint = boardFingerprint(this.db).finally(() => {
+        this.inflightFingerprint = null;
+      });
+    }
+    return this.inflightFingerprint;
+  }
+
   async board(window: BoardWindow): Promise<Board> {
     const now = this.clock.now();
-    const key = `${window}|${await boardFingerprint(this.db)}|${windowTimeBucket(window, now)}`;
+    const key = `${window}|${await this.fingerprint()}|${windowTimeBucket(window, now)}`;
     const cached = this.boards.get(window);
     if (cached?.key === key) return cached;
     const big = cached !== undefined && cached.entries.length >= BACKGROUND_REBUILD_MIN_AGENTS;
@@ -156,9 +168,18 @@ export class ArenaBoards {
   /** `GET /api/arena/{handle}` (all-time row, like the default board); null when not listed. */
   async profile(keyId: number, handle: string) {
     const board = await this.board('3m');
-    const entry = board.entries.find((e) => e.agent.keyId === keyId);
+    const rank = board.rankOf.get(keyId);
+    const entry = rank === undefined ? undefined : board.entries[rank - 1];
     if (!entry || entry.handle !== handle) return null;
-    const [agent] = await this.rows(board, [entry]);
+    const cacheKey = `${board.key}|agent:${keyId}|${Math.floor(this.clock.now() / 60_000)}`;
+    let rows = this.pages.get(cacheKey);
+    if (!rows) {
+      rows = this.rows(board, [entry]);
+      if (this.pages.size >= 500) this.pages.clear();
+      this.pages.set(cacheKey, rows);
+      rows.catch(() => this.pages.delete(cacheKey));
+    }
+    const [agent] = await rows;
     return { agent: agent!, minDecidedTrades: LISTING_MIN_DECIDED_TRADES, contract: await this.contract() };
   }
 

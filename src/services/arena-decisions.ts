@@ -168,6 +168,17 @@ function cachedCount(db: Queryable, key: string, nowMs: number, count: () => Pro
   return value;
 }
 
+/** Requests arriving while a marker read is in flight share its answer. */
+const inflightMarker = new WeakMap<object, Promise<string>>();
+function sharedMarker(db: Queryable): Promise<string> {
+  let pending = inflightMarker.get(db);
+  if (!pending) {
+    pending = latestDecisionMarker(db).finally(() => inflightMarker.delete(db));
+    inflightMarker.set(db, pending);
+  }
+  return pending;
+}
+
 export interface DatasetQuery {
   nowMs: number;
   limit: number;
@@ -183,7 +194,7 @@ export interface DatasetQuery {
 export async function decisionsPage(db: Queryable, q: DatasetQuery) {
   const none = q.matchesNothing;
   const decisions = none ? [] : await listResolvedDecisions(db, q.cursor.d, q.limit, q.keyId);
-  const marker = none ? '' : await latestDecisionMarker(db);
+  const marker = none ? '' : await sharedMarker(db);
   const count = none ? 0 : await cachedCount(db, `d|${q.keyId}|${marker}`, q.nowMs, () => countResolvedDecisions(db, q.keyId));
   const decisionsHasMore = decisions.length > q.limit;
   const pageDecisions = decisions.slice(0, q.limit);

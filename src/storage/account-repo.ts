@@ -76,23 +76,6 @@ export async function listSnapshots(db: Queryable, keyId: number, fromDay: strin
   );
 }
 
-/** The latest snapshot value on or before each given day (YYYY-MM-DD; null when none), in one query. */
-export async function snapshotsOnOrBefore(db: Queryable, keyId: number, days: string[]): Promise<(string | null)[]> {
-  if (days.length === 0) return [];
-  const values = sql.join(
-    days.map((d, i) => sql`(${i}::int, ${d}::date)`),
-    sql`, `,
-  );
-  const rows = await queryRows<{ i: number; usdValue: string | null }>(
-    db,
-    sql`select v.i, (select s.usd_value::text from equity_snapshots s where s.key_id = ${keyId} and s.day <= v.d
-                     order by s.day desc limit 1) as "usdValue"
-        from (values ${values}) as v(i, d)`,
-  );
-  const byIndex = new Map(rows.map((r) => [Number(r.i), r.usdValue]));
-  return days.map((_, i) => byIndex.get(i) ?? null);
-}
-
 export async function upsertSnapshot(db: Queryable, keyId: number, day: string, usdValue: string, takenAt: Date): Promise<void> {
   await db.execute(
     sql`insert into equity_snapshots (key_id, day, usd_value, taken_at) values (${keyId}, ${day}::date, ${usdValue}::numeric, ${takenAt.toISOString()}::timestamptz)
@@ -191,13 +174,28 @@ export async function auditCounts(db: Queryable, keyId: number): Promise<AuditCo
   return row!;
 }
 
-/** Trade-log activity for progression: all rows, decided rows and wins. */
-export async function tradeActivity(db: Queryable, keyId: number): Promise<{ tradeRows: number; decidedTrades: number; wins: number }> {
-  const [row] = await queryRows<{ tradeRows: number; decidedTrades: number; wins: number }>(
-    db,
-    sql`select count(*)::int as "tradeRows", count(realized_pnl)::int as "decidedTrades",
-               count(*) filter (where realized_pnl > 0)::int as wins
-        from closed_trades where key_id = ${keyId}`,
+export interface PortfolioStats {
+  tradeRows: number;
+  decidedTrades: number;
+  wins: number;
+  ordersPlaced: number;
+  /** Per requested day: the latest equity snapshot on or before it (null when none). */
+  windowStarts: (string | null)[];
+}
+
+/** What the portfolio needs besides the book, holdings and orders, in one round trip. */
+export async function portfolioStats(db: Queryable, keyId: number, days: string[]): Promise<PortfolioStats> {
+  const starts = days.map(
+    (d) => sql`(select s.usd_value::text from equity_snapshots s where s.key_id = ${keyId} and s.day <= ${d}::date order by s.day desc limit 1)`,
   );
-  return row ?? { tradeRows: 0, decidedTrades: 0, wins: 0 };
+  const [row] = await queryRows<{ tradeRows: number; decidedTrades: number; wins: number; ordersPlaced: number; windowStarts: (string | null)[] | null }>(
+    db,
+    sql`select t."tradeRows", t."decidedTrades", t.wins,
+               (select count(*)::int from spot_orders o where o.key_id = ${keyId}) as "ordersPlaced",
+               ${days.length === 0 ? sql`null::text[]` : sql`array[${sql.join(starts, sql`, `)}]`} as "windowStarts"
+        from (select count(*)::int as "tradeRows", count(realized_pnl)::int as "decidedTrades",
+                     count(*) filter (where realized_pnl > 0)::int as wins
+              from closed_trades where key_id = ${keyId}) t`,
+  );
+  return { ...row!, windowStarts: row?.windowStarts ?? [] };
 }

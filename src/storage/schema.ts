@@ -318,6 +318,90 @@ export const arenaIdentityVersion = pgTable('arena_identity_version', {
   version: bigint('version', { mode: 'number' }).notNull(),
 });
 
+// ---- prediction-market research data (migration 0005, issue 6) ----
+export const pmMarkets = pgTable('pm_markets', {
+  source: text('source').notNull(),
+  slug: text('slug').notNull(),
+  marketId: text('market_id').notNull(),
+  title: text('title').notNull(),
+  description: text('description'),
+  category: text('category').notNull(),
+  kind: text('kind').notNull(),
+  status: text('status').notNull(),
+  outcomes: jsonb('outcomes').notNull(),
+  volume: doublePrecision('volume').notNull(),
+  volume24h: doublePrecision('volume24h').notNull(),
+  liquidity: doublePrecision('liquidity').notNull(),
+  priceChange24h: doublePrecision('price_change_24h'),
+  priceChange7d: doublePrecision('price_change_7d'),
+  startAt: ts('start_at'),
+  endAt: ts('end_at'),
+  closedAt: ts('closed_at'),
+  resolutionState: text('resolution_state'),
+  resolvedAt: ts('resolved_at'),
+  resolvedAtVerified: boolean('resolved_at_verified').notNull(),
+  winnerExternalId: text('winner_external_id'),
+  resolutionBasis: text('resolution_basis'),
+  rules: text('rules'),
+  settlementSource: text('settlement_source'),
+  coinIds: jsonb('coin_ids').notNull(),
+  topics: jsonb('topics').notNull(),
+  finalProbabilities: jsonb('final_probabilities'),
+  leadProbabilities: jsonb('lead_probabilities'),
+  spark: jsonb('spark').notNull(),
+  canonicalKey: text('canonical_key'),
+  orientation: text('orientation'),
+  matchConfidence: doublePrecision('match_confidence'),
+  matchBasis: text('match_basis'),
+  lastCaptureAt: ts('last_capture_at'),
+  updatedAt: ts('updated_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.source, t.slug] })]);
+
+export const pmCaptures = pgTable('pm_captures', {
+  source: text('source').notNull(),
+  slug: text('slug').notNull(),
+  capturedAt: ts('captured_at').notNull(),
+  probabilities: jsonb('probabilities').notNull(),
+  leaderP: doublePrecision('leader_p').notNull(),
+  volume: doublePrecision('volume').notNull(),
+  volume24h: doublePrecision('volume24h').notNull(),
+  liquidity: doublePrecision('liquidity').notNull(),
+}, (t) => [primaryKey({ columns: [t.source, t.slug, t.capturedAt] })]);
+
+export const pmWhaleTrades = pgTable('pm_whale_trades', {
+  id: text('id').primaryKey(),
+  source: text('source').notNull(),
+  slug: text('slug').notNull(),
+  title: text('title').notNull(),
+  wallet: text('wallet'),
+  traderName: text('trader_name'),
+  side: text('side').notNull(),
+  outcome: text('outcome').notNull(),
+  usdValue: doublePrecision('usd_value').notNull(),
+  price: doublePrecision('price').notNull(),
+  tradedAt: ts('traded_at').notNull(),
+  observedAt: ts('observed_at').notNull(),
+  evidenceType: text('evidence_type').notNull(),
+  evidenceRef: text('evidence_ref'),
+  evidenceUrl: text('evidence_url'),
+});
+
+export const pmVenueHealth = pgTable('pm_venue_health', {
+  source: text('source').primaryKey(),
+  mode: text('mode').notNull(),
+  lastAttemptAt: ts('last_attempt_at'),
+  lastSuccessAt: ts('last_success_at'),
+  lastError: text('last_error'),
+  consecutiveFailures: integer('consecutive_failures').notNull(),
+});
+
+export const pmStreamEvents = pgTable('pm_stream_events', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  kind: text('kind').notNull(),
+  payload: jsonb('payload').notNull(),
+  createdAt: ts('created_at').notNull(),
+});
+
 export const futuresEvents = pgTable('futures_events', {
   id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
   positionId: bigint('position_id', { mode: 'number' }).notNull(),

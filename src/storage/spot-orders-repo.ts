@@ -108,9 +108,3 @@ export async function listKeyOrders(db: Queryable, keyId: number, q: OpenOrderQu
     .orderBy(desc(spotOrders.updatedAt), desc(spotOrders.id))
     .limit(q.limit);
 }
-
-/** Does this key own any order of this type (progression tasks)? */
-export async function countKeyOrders(db: Queryable, keyId: number): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(spotOrders).where(eq(spotOrders.keyId, keyId));
-  return Number(row?.n ?? 0);
-}

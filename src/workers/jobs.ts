@@ -1,6 +1,7 @@
 import { RETENTION_DAYS } from '../ledger/run-manifest.js';
 import type { Database } from '../storage/db.js';
 import type { MarketFeed } from '../marketdata/feed.js';
+import { pmJobs, type PmJobConfig } from '../pm/jobs.js';
 import { pruneLedgerRows } from '../storage/ledger-repo.js';
 import type { Job } from './scheduler.js';
 import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.js';
@@ -18,6 +19,8 @@ export interface JobDeps {
   market: MarketFeed;
   /** Stores the simulated market's checkpoint (absent where no sim runs). */
   checkpointMarket?: () => Promise<void>;
+  /** Seed, profile and data mode for the PM venue ingest (default: sim with the default seed). */
+  config?: PmJobConfig;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
@@ -46,6 +49,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     },
     futuresRiskJob(deps),
     ...arenaJobs(deps),
+    ...pmJobs(deps.database, deps.config ?? { simSeed: 'paper-arena', simProfile: 'realistic', marketData: { kind: 'sim' } }),
   ];
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;

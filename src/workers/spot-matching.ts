@@ -7,6 +7,12 @@ import { advanceCheckedUntil, listRestingOrders, markTriggered } from '../storag
 
 export const SPOT_MATCHING_INTERVAL_MS = 10_000;
 const BATCH = 1000;
+/**
+ * priceRange answers from whole 1-minute bars, so a bar that began before the order rested
+ * may hold earlier prices. The range is read from the next whole minute on; the gap is covered
+ * by the latest price (tick-exact), which the matcher sees on every run.
+ */
+export const FEED_BAR_MS = 60_000;
 
 export interface MatchingResult {
   examined: number;
@@ -16,9 +22,10 @@ export interface MatchingResult {
 
 /**
  * One pass of the resting-order matcher. For each open limit / stop-limit order it asks the
- * market what traded since the order was last examined (priceRange over (checkedUntil, now],
- * plus the latest fresh price) and fills at the limit price only when that range reaches it:
- * never outside what the market actually traded. Each fill is its own transaction on the
+ * market what traded since the order was last examined (priceRange from the first whole
+ * minute after checkedUntil, plus the latest fresh price if it is newer than checkedUntil)
+ * and fills at the limit price only when that range reaches it: never outside what the market
+ * actually traded while the order rested. Each fill is its own transaction on the
  * owner's locked book, so a crash between fills loses or repeats nothing.
  */
 export async function matchRestingOrders(database: Database, market: MarketFeed, nowMs: number): Promise<MatchingResult> {
@@ -35,7 +42,9 @@ export async function matchRestingOrders(database: Database, market: MarketFeed,
       if (fromMs >= nowMs) continue;
       const latest = usablePrice(market, order.coinId, nowMs);
       const fresh = latest && latest.asOfMs > fromMs ? latest.priceUsd : null;
-      const range = widenRange(market.priceRange(order.coinId, fromMs, nowMs), fresh);
+      const barsFromMs = Math.ceil(fromMs / FEED_BAR_MS) * FEED_BAR_MS;
+      const bars = barsFromMs < nowMs ? market.priceRange(order.coinId, barsFromMs, nowMs) : null;
+      const range = widenRange(bars, fresh);
       const verdict = matchRestingOrder(
         {
           side: order.side,

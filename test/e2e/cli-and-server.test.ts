@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SMALL_COINS_FILE } from '../support/small-market.js';
 
 const ENTRY = ['--import', 'tsx', 'src/main.ts'];
 const dataDir = mkdtempSync(join(tmpdir(), 'paper-arena-e2e-'));
@@ -21,7 +22,7 @@ async function freePort(): Promise<number> {
 function env(port: number): NodeJS.ProcessEnv {
   // Never the developer's database: this test owns its DATA_DIR (embedded PGlite).
   const { DATABASE_URL: _d, ADMIN_TOKEN: _a, REDIS_URL: _r, ...rest } = process.env;
-  return { ...rest, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+  return { ...rest, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', COINS_FILE: SMALL_COINS_FILE };
 }
 
 const cli = (port: number, args: string[]) => spawnSync(process.execPath, [...ENTRY, ...args], { env: env(port), encoding: 'utf8' });

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SMALL_COINS_FILE } from '../support/small-market.js';
 
 /**
  * Kills the real server (SIGKILL) in the middle of a stream of idempotent spot orders,
@@ -26,7 +27,7 @@ async function freePort(): Promise<number> {
 
 function env(port: number): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
-  return { ...rest, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ADMIN_TOKEN, AGENT_RPM: '100000', TRADE_WPM: '100000' };
+  return { ...rest, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', COINS_FILE: SMALL_COINS_FILE, ADMIN_TOKEN, AGENT_RPM: '100000', TRADE_WPM: '100000' };
 }
 
 async function start(port: number): Promise<ChildProcess> {

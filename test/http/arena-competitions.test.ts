@@ -123,3 +123,26 @@ describe('Competitions', () => {
     expect(listed.competitions.map((x: { slug: string }) => x.slug)).toEqual(['winter-cup', 'secret', 'later']);
   });
 });
+
+describe('Arena public reads are keyless with a per-IP budget', () => {
+  it('answers 429 with Retry-After once the per-IP budget is spent', async () => {
+    const t = await createTestApp({ config: { publicRpm: 2 } });
+    try {
+      const paths = ['/api/arena', '/api/competitions', '/api/arena/decisions'];
+      const statuses: number[] = [];
+      for (const url of paths) {
+        const res = await t.app.inject({ method: 'GET', url, remoteAddress: '10.0.0.9' });
+        statuses.push(res.statusCode);
+        if (res.statusCode === 429) {
+          expect(res.json().error).toBe('rate_limited');
+          expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+        } else expect(res.headers['ratelimit-limit']).toBe('2');
+      }
+      expect(statuses).toEqual([200, 200, 429]);
+      // Another address has its own budget; no key is ever needed.
+      expect((await t.app.inject({ method: 'GET', url: '/api/arena', remoteAddress: '10.0.0.10' })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

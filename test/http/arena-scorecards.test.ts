@@ -18,11 +18,14 @@ describe('Scorecards and scorecard runs', () => {
     return { status: res.statusCode, body: res.json(), headers: res.headers };
   };
 
-  const decide = async (keyId: number, forecast: number | null, market: number, label: 'won' | 'lost' | 'void' | null) => {
-    const db = t.testDb.database.db;
-    await db.transaction(async (tx) => {
-      const d = await recordDecision(tx, { keyId, opportunityKind: 'opened', agentForecastProbability: forecast, marketProbability: market, referenceProbability: 50, createdAtMs: t.clock.now() });
-      if (label) await settleDecision(tx, { decisionUuid: d.decisionUuid }, { label, pnlMusd: new Decimal(label === 'won' ? 10 : -10), settledAtMs: t.clock.now() });
+  type Spec = [keyId: number, forecast: number | null, market: number, label: 'won' | 'lost' | 'void' | null];
+  /** Records (and settles) decisions in one transaction. */
+  const decide = async (...specs: Spec[]) => {
+    await t.testDb.database.db.transaction(async (tx) => {
+      for (const [keyId, forecast, market, label] of specs) {
+        const d = await recordDecision(tx, { keyId, opportunityKind: 'opened', agentForecastProbability: forecast, marketProbability: market, referenceProbability: 50, createdAtMs: t.clock.now() });
+        if (label) await settleDecision(tx, { decisionUuid: d.decisionUuid }, { label, pnlMusd: new Decimal(label === 'won' ? 10 : -10), settledAtMs: t.clock.now() });
+      }
     });
   };
 
@@ -34,11 +37,13 @@ describe('Scorecards and scorecard runs', () => {
     gone = await agentKey(db, 'Gone');
     await trades(db, pub, 'spot', [100, -50, 200, -100, 50], t.clock.now() - 3_600_000);
     await trades(db, thin, 'spot', [5], t.clock.now());
-    for (let i = 0; i < 10; i += 1) await decide(pub, 80, 60, 'won');
-    for (let i = 0; i < 9; i += 1) await decide(pub, 30, 40, 'lost');
-    await decide(pub, null, 40, 'lost');
-    await decide(pub, 70, 40, null);
-    await decide(gone, 70, 40, 'won');
+    await decide(
+      ...Array.from({ length: 10 }, (): Spec => [pub, 80, 60, 'won']),
+      ...Array.from({ length: 9 }, (): Spec => [pub, 30, 40, 'lost']),
+      [pub, null, 40, 'lost'],
+      [pub, 70, 40, null],
+      [gone, 70, 40, 'won'],
+    );
   });
   afterAll(() => t.close());
 
@@ -59,7 +64,7 @@ describe('Scorecards and scorecard runs', () => {
     expect(await freezeScorecardRuns(t.testDb.database.db, t.clock.now())).toBe(3);
     expect(await freezeScorecardRuns(t.testDb.database.db, t.clock.now())).toBe(0);
     t.clock.advance(60_000);
-    await decide(pub, 80, 60, 'won');
+    await decide([pub, 80, 60, 'won']);
     expect(await freezeScorecardRuns(t.testDb.database.db, t.clock.now())).toBe(1);
 
     const list = (await get(`/api/arena/agents/a${pub}-forecaster/scorecard/runs`)).body;

@@ -4,9 +4,9 @@ import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, toWire } from '../../../doma
 import { progression } from '../../../domain/progression.js';
 import { computeEquity } from '../../../services/equity.js';
 import { ensureWallet } from '../../../services/spot-trading.js';
-import { snapshotsOnOrBefore, tradeActivity } from '../../../storage/account-repo.js';
+import { portfolioStats } from '../../../storage/account-repo.js';
 import { getHolding, listHoldings } from '../../../storage/holdings-repo.js';
-import { countKeyOrders, listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
+import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { agentErrors, DateTime, ErrorBody, OpenObject } from '../../schemas.js';
@@ -102,13 +102,12 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           ['7d', 7 * DAY_MS],
           ['30d', 30 * DAY_MS],
         ] as const;
-        const [held, orders, starts, activity, ordersPlaced] = await Promise.all([
+        const [held, orders, stats] = await Promise.all([
           listHoldings(db, wallet.id),
           listKeyOrders(db, keyId, { limit: 200 }),
-          snapshotsOnOrBefore(db, keyId, windows.map(([, ms]) => utcDay(nowMs - ms))),
-          tradeActivity(db, keyId),
-          countKeyOrders(db, keyId),
+          portfolioStats(db, keyId, windows.map(([, ms]) => utcDay(nowMs - ms))),
         ]);
+        const starts = stats.windowStarts;
         const equity = await computeEquity(
           db,
           ctx.market,
@@ -155,7 +154,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             status: o.status,
             currentPriceUsd: ctx.market.price(o.coinId)?.priceUsd ?? null,
           })),
-          progression: progression({ ...activity, ordersPlaced }),
+          progression: progression(stats),
           fiat: request.query.fiat.toUpperCase(),
           locale: request.query.locale,
           asOf: new Date(nowMs).toISOString(),

@@ -1,0 +1,71 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { FIAT_CURRENCIES } from '../../../marketdata/sim/fiat.js';
+import type { Money } from '../../../pm/views.js';
+import { venueById } from '../../../pm/venues.js';
+import { invalidRequest, notFound } from '../../errors.js';
+import { ErrorBody, OpenObject } from '../../schemas.js';
+
+export const TAG = 'prediction-markets';
+export const publicErrors = { 400: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+export const okObject = (description: string) => ({ 200: OpenObject(description), ...publicErrors });
+export const FiatQuery = Type.Optional(Type.String({ description: 'fiat currency for money fields (default USD)', default: 'USD' }));
+
+/** Money fields convert at the simulated fiat base rate (units per USD). */
+export function fiatOf(raw: string | undefined): { code: string; fx: Money } {
+  const code = (raw ?? 'USD').trim().toUpperCase();
+  const currency = FIAT_CURRENCIES.find((c) => c.code === code);
+  if (!currency) throw invalidRequest('query.fiat', `fiat must be one of ${FIAT_CURRENCIES.map((c) => c.code).join(', ')}`);
+  return { code, fx: { rate: currency.baseRate } };
+}
+
+export function venueQuery(raw: string | undefined, field: string, required = false): string | null {
+  if (raw === undefined || raw === '' || raw === 'all') {
+    if (required) throw invalidRequest(field, `${field} is required (a venue id)`);
+    return null;
+  }
+  if (!venueById(raw)) throw invalidRequest(field, `${field} must be a known venue id`);
+  return raw;
+}
+
+export function venuePath(raw: string): string {
+  if (!venueById(raw)) throw notFound('source_not_found', `unknown source ${raw}`);
+  return raw;
+}
+
+/** A short-lived cache of serialized public responses, keyed by route and normalized query. */
+export class ResponseCache {
+  private readonly entries = new Map<string, { body: string; expiresAt: number; sources: string }>();
+  constructor(private readonly maxEntries = 2000) {}
+
+  get(key: string, nowMs: number): { body: string; sources: string } | null {
+    const e = this.entries.get(key);
+    if (!e) return null;
+    if (e.expiresAt <= nowMs || e.expiresAt - nowMs > 3_600_000) {
+      this.entries.delete(key);
+      return null;
+    }
+    return e;
+  }
+
+  set(key: string, body: string, sources: string, nowMs: number, ttlMs: number): void {
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { body, sources, expiresAt: nowMs + ttlMs });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export function sendCached(reply: FastifyReply, body: string, sources: string, maxAgeSeconds: number): FastifyReply {
+  return reply
+    .header('Cache-Control', `public, max-age=${maxAgeSeconds}`)
+    .header('X-Data-Attribution', sources ? `venue data: ${sources}; compiled by Paper Arena` : 'Paper Arena')
+    .type('application/json; charset=utf-8')
+    .send(body);
+}
+
+export function sourcesHeader(ids: Iterable<string>): string {
+  return [...new Set(ids)].map((id) => venueById(id)?.name ?? id).sort().join(', ');
+}

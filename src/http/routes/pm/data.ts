@@ -1,0 +1,489 @@
+/** Keyless prediction-market research reads (contract §4.3; supplement 2.15–2.21). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { loadCoins, type Coin } from '../../../marketdata/coins.js';
+import { agentsTradingMarket } from '../../../pm/api.js';
+import { quantile, seriesStats, type ResolvedSample } from '../../../pm/calibration.js';
+import { consensusMethodology } from '../../../pm/consensus.js';
+import { crossPlatformOf, crossSourceMatches, keyOf, pmReadModel, type PmSnapshot } from '../../../pm/read-model.js';
+import { leaderIndex } from '../../../pm/spark.js';
+import type { OutcomeQuote } from '../../../pm/types.js';
+import { eventObject, iso, whaleItem, type Money } from '../../../pm/views.js';
+import { VENUES, isMoneyVenue, sourceRef, venueById } from '../../../pm/venues.js';
+import { capturePoints, dailyVolumes, lastCapturesBeforeClose, recentWhales, type PmMarketRow } from '../../../storage/pm-repo.js';
+import type { AppContext } from '../../context.js';
+import { invalidRequest, notFound } from '../../errors.js';
+import { StringEnum } from '../../schemas.js';
+import { FiatQuery, ResponseCache, TAG, fiatOf, okObject, sendCached, sourcesHeader, venuePath, venueQuery } from './common.js';
+
+const SORTS = ['best', 'volume24h_desc', 'priceChange24h_desc', 'priceChange24h_asc', 'endDate_desc', 'trending'] as const;
+const INTERVALS: Record<string, number | null> = { '1h': 3_600_000, '6h': 6 * 3_600_000, '1d': 86_400_000, '1w': 7 * 86_400_000, '1m': 30 * 86_400_000, max: null };
+const INTERVAL_ALIASES: Record<string, string> = { '24h': '1d', '7d': '1w', '30d': '1m', all: 'max' };
+const MAX_PRICE_POINTS = 500;
+const LIST_TTL_MS = 5_000;
+const SLOW_TTL_MS = 60_000;
+const MIN_SAMPLE = 20;
+
+let coinsCache: Map<string, Coin> | null = null;
+function coinsById(): Map<string, Coin> {
+  if (!coinsCache) coinsCache = new Map(loadCoins().map((c) => [c.coinId, c]));
+  return coinsCache;
+}
+
+function eventFor(snap: PmSnapshot, row: PmMarketRow, nowMs: number, fx: Money): Record<string, unknown> {
+  if (fx.rate === 1) return snap.events.get(keyOf(row))!;
+  return eventObject(row, nowMs, fx, snap.refs.get(keyOf(row)) ?? null);
+}
+
+const leaderP = (r: PmMarketRow) => {
+  const o = r.outcomes as OutcomeQuote[];
+  return o[leaderIndex(r, o.map((x) => x.probability))]?.probability ?? 0;
+};
+
+function sortRows(rows: PmMarketRow[], sort: (typeof SORTS)[number], snap: PmSnapshot): PmMarketRow[] {
+  const num = (v: number | null | undefined) => (v === null || v === undefined ? null : v);
+  const nullsLast = (a: number | null, b: number | null, dir: 1 | -1) => (a === null && b === null ? 0 : a === null ? 1 : b === null ? -1 : dir * (a - b));
+  const tie = (a: PmMarketRow, b: PmMarketRow) => b.volume24h - a.volume24h || keyOf(a).localeCompare(keyOf(b));
+  const quality = (r: PmMarketRow) => ((snap.events.get(keyOf(r))!.decisionSupport as { qualityScore: number } | null)?.qualityScore ?? 0);
+  const cmp: Record<(typeof SORTS)[number], (a: PmMarketRow, b: PmMarketRow) => number> = {
+    best: (a, b) => Number(b.status === 'open') - Number(a.status === 'open') || quality(b) - quality(a) || tie(a, b),
+    volume24h_desc: (a, b) => tie(a, b),
+    priceChange24h_desc: (a, b) => nullsLast(num(a.priceChange24h), num(b.priceChange24h), -1) || tie(a, b),
+    priceChange24h_asc: (a, b) => nullsLast(num(a.priceChange24h), num(b.priceChange24h), 1) || tie(a, b),
+    endDate_desc: (a, b) => nullsLast(a.endAt?.getTime() ?? null, b.endAt?.getTime() ?? null, -1) || tie(a, b),
+    trending: (a, b) =>
+      Math.abs(b.priceChange24h ?? 0) * Math.log1p(b.volume24h) - Math.abs(a.priceChange24h ?? 0) * Math.log1p(a.volume24h) || tie(a, b),
+  };
+  return [...rows].sort(cmp[sort]);
+}
+
+function matchesQuery(r: PmMarketRow, words: string[]): boolean {
+  const o = r.outcomes as OutcomeQuote[];
+  const coins = coinsById();
+  const hay = [r.title, r.category, ...(r.topics as string[]), ...o.map((x) => x.name), ...(r.coinIds as string[]).flatMap((id) => [coins.get(id)?.symbol ?? '', coins.get(id)?.name ?? '', coins.get(id)?.slug ?? ''])]
+    .join(' ')
+    .toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+function resolutionOf(r: PmMarketRow): Record<string, unknown> {
+  const o = r.outcomes as OutcomeQuote[];
+  const winner = o.find((x) => x.externalMarketId === r.winnerExternalId);
+  const rules = r.rules ? (r.rules.length > 700 ? `${r.rules.slice(0, 699)}…` : r.rules) : null;
+  const state = r.resolutionState === 'voided' ? 'voided' : r.resolutionState ? 'resolved' : r.status === 'open' ? 'open' : 'awaiting';
+  return {
+    published: rules !== null,
+    rules,
+    rulesTruncated: Boolean(r.rules && r.rules.length > 700),
+    settlementSource: r.settlementSource,
+    settlementSources: r.settlementSource ? [{ name: r.settlementSource, url: null }] : null,
+    state,
+    resolvedAt: r.resolvedAtVerified ? iso(r.resolvedAt) : null,
+    resolvedAtVerified: r.resolvedAtVerified,
+    closedAt: iso(r.closedAt),
+    resolutionOutcome: winner ? { externalMarketId: winner.externalMarketId, name: winner.name, probability: winner.probability, basis: r.resolutionBasis === 'final_probability' ? 'final_probability' : 'source' } : null,
+  };
+}
+
+export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const cache = new ResponseCache();
+  const model = () => pmReadModel(ctx.database, ctx.clock);
+  /** Serves a cached body for `key`, else builds it (and remembers it for `ttlMs`). */
+  const cached = async (
+    reply: import('fastify').FastifyReply,
+    key: string,
+    ttlMs: number,
+    build: () => Promise<{ body: unknown; sources: Iterable<string> }>,
+  ) => {
+    const now = ctx.clock.now();
+    const hit = cache.get(key, now);
+    if (hit) return sendCached(reply, hit.body, hit.sources, Math.round(ttlMs / 1000));
+    const { body, sources } = await build();
+    const text = JSON.stringify(body);
+    const names = sourcesHeader(sources);
+    cache.set(key, text, names, now, ttlMs);
+    return sendCached(reply, text, names, Math.round(ttlMs / 1000));
+  };
+
+  return async (app) => {
+    const config = { publicRate: true };
+
+    app.get(
+      '/api/prediction-markets/overview',
+      { config, schema: { tags: [TAG], summary: 'Market totals, highlights, categories and venues', querystring: Type.Object({ fiat: FiatQuery }), response: okObject('overview') } },
+      async (request, reply) => {
+        const { code, fx } = fiatOf(request.query.fiat);
+        return cached(reply, `overview:${code}`, LIST_TTL_MS, async () => {
+          const snap = await model().snapshot();
+          const now = ctx.clock.now();
+          const open = snap.rows.filter((r) => r.status === 'open');
+          const money = snap.rows.filter((r) => isMoneyVenue(r.source));
+          const sum = (rows: PmMarketRow[], f: (r: PmMarketRow) => number) => Math.round(rows.reduce((a, r) => a + f(r), 0) * fx.rate * 100) / 100;
+          const withChange = open.filter((r) => r.priceChange24h !== null);
+          const ev = (r: PmMarketRow) => eventFor(snap, r, now, fx);
+          const categories = [...new Set(snap.rows.map((r) => r.category))].sort();
+          return {
+            body: {
+              stats: {
+                totalMarkets: snap.rows.length,
+                totalOpenMarkets: open.length,
+                totalClosedMarkets: snap.rows.length - open.length,
+                totalVolume: sum(money, (r) => r.volume),
+                volume24h: sum(money.filter((r) => r.status === 'open'), (r) => r.volume24h),
+                totalLiquidity: sum(money.filter((r) => r.status === 'open'), (r) => r.liquidity),
+              },
+              highlights: {
+                gainers: [...withChange].sort((a, b) => b.priceChange24h! - a.priceChange24h! || keyOf(a).localeCompare(keyOf(b))).filter((r) => r.priceChange24h! > 0).slice(0, 5).map(ev),
+                losers: [...withChange].sort((a, b) => a.priceChange24h! - b.priceChange24h! || keyOf(a).localeCompare(keyOf(b))).filter((r) => r.priceChange24h! < 0).slice(0, 5).map(ev),
+                expiring: open.filter((r) => r.endAt && r.endAt.getTime() > now).sort((a, b) => a.endAt!.getTime() - b.endAt!.getTime()).slice(0, 5).map(ev),
+              },
+              categories: categories.map((c) => ({ slug: c, name: c[0]!.toUpperCase() + c.slice(1), count: snap.rows.filter((r) => r.category === c && r.status === 'open').length })),
+              bySource: VENUES.map((v) => {
+                const rows = snap.rows.filter((r) => r.source === v.id);
+                const o = rows.filter((r) => r.status === 'open');
+                return {
+                  source: { id: v.id, name: v.name },
+                  totalMarkets: rows.length,
+                  openMarkets: o.length,
+                  volume24h: sum(o, (r) => r.volume24h),
+                  totalVolume: sum(rows, (r) => r.volume),
+                  liquidity: sum(o, (r) => r.liquidity),
+                  lastIngestAt: iso(snap.health.get(v.id)?.lastSuccessAt),
+                };
+              }),
+              byCategory: categories.map((c) => {
+                const rows = snap.rows.filter((r) => r.category === c);
+                const o = rows.filter((r) => r.status === 'open');
+                return { category: c, totalMarkets: rows.length, openMarkets: o.length, volume24h: sum(o.filter((r) => isMoneyVenue(r.source)), (r) => r.volume24h) };
+              }),
+              updatedAt: new Date(Math.max(0, ...snap.rows.map((r) => r.lastCaptureAt?.getTime() ?? 0))).toISOString(),
+              fiat: code,
+            },
+            sources: VENUES.map((v) => v.id),
+          };
+        });
+      },
+    );
+
+    app.get(
+      '/api/prediction-markets/events',
+      {
+        config,
+        schema: {
+          tags: [TAG],
+          summary: 'Event list (filter, search, sort, paginate)',
+          querystring: Type.Object({
+            status: Type.Optional(StringEnum(['open', 'closed'] as const)),
+            sort: Type.Optional(StringEnum(SORTS, { default: 'best' })),
+            source: Type.Optional(Type.String({ description: 'venue id' })),
+            q: Type.Optional(Type.String({ maxLength: 400, description: 'search words; empty → 400' })),
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+            offset: Type.Integer({ minimum: 0, default: 0 }),
+            fiat: FiatQuery,
+          }),
+          response: okObject('{data[], pagination {limit, offset, hasMore}, meta {sources[]}}'),
+        },
+      },
+      async (request, reply) => {
+        const query = request.query;
+        const source = venueQuery(query.source, 'query.source');
+        const { code, fx } = fiatOf(query.fiat);
+        let words: string[] | null = null;
+        if (query.q !== undefined) {
+          const q = query.q.normalize('NFKC').trim().toLowerCase();
+          if (q === '') throw invalidRequest('query.q', 'q must not be empty');
+          words = [...q].slice(0, 80).join('').split(/\s+/).filter(Boolean).slice(0, 6);
+        }
+        const sort = query.sort ?? 'best';
+        const key = `events:${query.status ?? ''}:${sort}:${source ?? ''}:${(words ?? []).join(' ')}:${query.limit}:${query.offset}:${code}`;
+        return cached(reply, key, LIST_TTL_MS, async () => {
+          const snap = await model().snapshot();
+          const now = ctx.clock.now();
+          let rows = snap.rows;
+          if (query.status) rows = rows.filter((r) => r.status === query.status);
+          if (source) rows = rows.filter((r) => r.source === source);
+          if (words) rows = rows.filter((r) => matchesQuery(r, words!));
+          const sorted = sortRows(rows, sort, snap);
+          const page = sorted.slice(query.offset, query.offset + query.limit);
+          return {
+            body: {
+              data: page.map((r) => eventFor(snap, r, now, fx)),
+              pagination: { limit: query.limit, offset: query.offset, hasMore: query.offset + page.length < sorted.length },
+              meta: {
+                sources: VENUES.map((v) => {
+                  const h = snap.health.get(v.id);
+                  return { ...sourceRef(v.id), lastIngestAt: iso(h?.lastSuccessAt), mode: h?.mode ?? null };
+                }),
+                sort,
+                q: words ? words.join(' ') : null,
+                fiat: code,
+                attribution: 'Venue data belongs to the named venues; canonical ids, matching and consensus are Paper Arena data. Attribute and link back.',
+              },
+            },
+            sources: page.map((r) => r.source),
+          };
+        });
+      },
+    );
+
+    app.get(
+      '/api/prediction-markets/events/:source/:slug',
+      {
+        config,
+        schema: {
+          tags: [TAG],
+          summary: 'Event detail: event, cross-venue matches, resolution, consensus, volume history, whales',
+          params: Type.Object({ source: Type.String(), slug: Type.String({ maxLength: 300 }) }),
+          querystring: Type.Object({ fiat: FiatQuery }),
+          response: okObject('event detail'),
+        },
+      },
+      async (request, reply) => {
+        const source = venuePath(request.params.source);
+        const { code, fx } = fiatOf(request.query.fiat);
+        const slug = request.params.slug;
+        const snap = await model().snapshot();
+        const row = snap.byKey.get(`${source}/${slug}`);
+        if (!row) throw notFound('event_not_found', `no event ${source}/${slug}`);
+        return cached(reply, `detail:${source}/${slug}:${code}`, LIST_TTL_MS, async () => {
+          const now = ctx.clock.now();
+          const members = row.canonicalKey ? snap.clusters.get(row.canonicalKey)! : [];
+          const topics = new Set(row.topics as string[]);
+          const related = snap.rows
+            .filter((r) => keyOf(r) !== keyOf(row) && r.status === 'open' && (r.canonicalKey === null || r.canonicalKey !== row.canonicalKey))
+            .map((r) => ({ r, score: (r.source === row.source ? 1 : 0) + (r.category === row.category ? 2 : 0) + (r.topics as string[]).filter((t) => topics.has(t)).length }))
+            .filter((x) => x.score >= 3)
+            .sort((a, b) => b.score - a.score || b.r.volume24h - a.r.volume24h || keyOf(a.r).localeCompare(keyOf(b.r)))
+            .slice(0, 6)
+            .map((x) => eventFor(snap, x.r, now, fx));
+          const volumes = await dailyVolumes(ctx.database.db, row.source, row.slug);
+          const whales = await recentWhales(ctx.database.db, 10, { source: row.source, slug: row.slug });
+          const coins = coinsById();
+          const event: Record<string, unknown> = {
+            ...eventObject(row, now, fx, snap.refs.get(keyOf(row)) ?? null, crossPlatformOf(row, members), true),
+            representativeOutcomeBasis: row.status === 'open' ? 'informative_leader' : null,
+          };
+          return {
+            body: {
+              event,
+              relatedEvents: related,
+              crossSourceMatches: crossSourceMatches(row, members),
+              resolution: resolutionOf(row),
+              referenceProbability: row.status === 'open' ? (snap.refs.get(keyOf(row)) ?? null) : null,
+              volumeHistory: volumes.map((v) => ({ date: v.date, volume: Math.round(v.volume * fx.rate * 100) / 100, volume24h: Math.round(v.volume24h * fx.rate * 100) / 100 })),
+              relatedNews: [],
+              topicRelatedCoins: (row.coinIds as string[]).map((id) => coins.get(id)).filter((c): c is Coin => Boolean(c)).map((c) => ({ coinId: c.coinId, slug: c.slug, symbol: c.symbol, name: c.name })),
+              agentsTradingMarket: await agentsTradingMarket(ctx.database, row.source, row.slug),
+              recentWhaleTrades: whales.map((w) => whaleItem(w, now, fx)),
+              translations: {},
+              canonicalEventId: row.canonicalKey,
+              attribution: event.attribution,
+              fiat: code,
+            },
+            sources: [row.source, ...members.map((m) => m.source)],
+          };
+        });
+      },
+    );
+
+    app.get(
+      '/api/prediction-markets/whales',
+      { config, schema: { tags: [TAG], summary: 'The 50 most recent verified large trades (money venues only)', response: okObject('{trades[]}') } },
+      async (_request, reply) =>
+        cached(reply, 'whales', LIST_TTL_MS, async () => {
+          const now = ctx.clock.now();
+          const rows = (await recentWhales(ctx.database.db, 50)).filter((w) => isMoneyVenue(w.source));
+          return { body: { trades: rows.map((w) => whaleItem(w, now)) }, sources: rows.map((w) => w.source) };
+        }),
+    );
+
+    app.get(
+      '/api/prediction-markets/event/:source/:slug/price-history',
+      {
+        config,
+        schema: {
+          tags: [TAG],
+          summary: 'Leading-outcome price history (native venue history for polymarket and kalshi; [] elsewhere)',
+          params: Type.Object({ source: Type.String(), slug: Type.String({ maxLength: 300 }) }),
+          querystring: Type.Object({ interval: Type.Optional(Type.String({ description: '1h, 6h, 1d, 1w (default), 1m, max; aliases 24h, 7d, 30d, all; anything else is served as 1w' })) }),
+          response: okObject('{source, slug, interval, outcome, points[{t, p}]}'),
+        },
+      },
+      async (request, reply) => {
+        const source = venuePath(request.params.source);
+        const slug = request.params.slug;
+        const raw = request.query.interval ?? '1w';
+        const interval = raw in INTERVALS ? raw : (INTERVAL_ALIASES[raw] ?? '1w');
+        const snap = await model().snapshot();
+        const row = snap.byKey.get(`${source}/${slug}`);
+        if (!row) throw notFound('event_not_found', `no event ${source}/${slug}`);
+        return cached(reply, `history:${source}/${slug}:${interval}`, LIST_TTL_MS, async () => {
+          const now = ctx.clock.now();
+          const o = row.outcomes as OutcomeQuote[];
+          const li = leaderIndex(row, o.map((x) => x.probability));
+          let points: { t: number; p: number }[] = [];
+          if (venueById(source)!.nativeHistory) {
+            const span = INTERVALS[interval];
+            const all = await capturePoints(ctx.database.db, source, slug, span === null || span === undefined ? 0 : now - span, now, li);
+            const step = Math.ceil(all.length / MAX_PRICE_POINTS);
+            points = step > 1 ? all.filter((_, i) => i % step === 0 || i === all.length - 1) : all;
+          }
+          return {
+            body: { source, slug, interval, outcome: o[li] ? { name: o[li]!.name, externalMarketId: o[li]!.externalMarketId } : null, points, attribution: `Data from ${venueById(source)!.name}` },
+            sources: [source],
+          };
+        });
+      },
+    );
+
+    app.get(
+      '/api/prediction-markets/calibration',
+      { config, schema: { tags: [TAG], summary: 'Three labeled, non-comparable calibration series: scored, finalPrice, ownCapture', response: okObject('calibration') } },
+      async (_request, reply) =>
+        cached(reply, 'calibration', SLOW_TTL_MS, async () => {
+          const snap = await model().snapshot();
+          const resolved = snap.rows.filter((r) => r.resolutionState === 'resolved' && r.winnerExternalId);
+          const sample = (r: PmMarketRow, probs: unknown): ResolvedSample => ({
+            outcomeIds: (r.outcomes as OutcomeQuote[]).map((o) => o.externalMarketId),
+            probabilities: (probs as number[] | null) ?? null,
+            winner: r.winnerExternalId!,
+          });
+          const scored: unknown[] = [];
+          const pending: unknown[] = [];
+          for (const v of VENUES) {
+            const s = seriesStats(resolved.filter((r) => r.source === v.id).map((r) => sample(r, r.leadProbabilities)));
+            if (s.sampleSize >= MIN_SAMPLE) scored.push({ source: v.id, name: v.name, ...s });
+            else pending.push({ source: v.id, name: v.name, reason: 'below_min_sample', sampleSize: s.sampleSize });
+          }
+          const finalSeries = VENUES.map((v) => {
+            const mine = resolved.filter((r) => r.source === v.id && r.resolvedAt);
+            const years = [...new Set(mine.map((r) => r.resolvedAt!.getUTCFullYear()))].sort();
+            return {
+              source: v.id,
+              name: v.name,
+              years: years.map((year) => {
+                const s = seriesStats(mine.filter((r) => r.resolvedAt!.getUTCFullYear() === year).map((r) => sample(r, r.finalProbabilities)));
+                return { year, sampleSize: s.sampleSize, calibrationError: s.calibrationError, reliability: s.reliability };
+              }),
+            };
+          }).filter((s) => s.years.length > 0);
+          const own = await lastCapturesBeforeClose(ctx.database.db);
+          const ownSeries: unknown[] = [];
+          const leadTimes: unknown[] = [];
+          for (const v of VENUES) {
+            const mine = own.filter((c) => c.source === v.id && c.winner);
+            if (mine.length === 0) continue;
+            const s = seriesStats(mine.map((c) => ({ outcomeIds: (c.outcomes as OutcomeQuote[]).map((o) => o.externalMarketId), probabilities: c.probabilities, winner: c.winner! })));
+            const leads = mine.map((c) => (c.closedAt.getTime() - c.capturedAt.getTime()) / 60_000).sort((a, b) => a - b);
+            ownSeries.push({ source: v.id, name: v.name, sampleSize: s.sampleSize, calibrationError: s.calibrationError, reliability: s.reliability });
+            leadTimes.push({ source: v.id, name: v.name, medianLeadMinutes: Math.round(quantile(leads, 0.5)! * 10) / 10, p90LeadMinutes: Math.round(quantile(leads, 0.9)! * 10) / 10 });
+          }
+          return {
+            body: {
+              leadHours: 24,
+              minSample: MIN_SAMPLE,
+              methodology:
+                'scored: venue probabilities 24 h before resolution, every outcome of a complete book is one (probability, won) pair; expected calibration error over 10 equal bins, Σ (pairs_b/N)·|predictedMean_b − realizedRate_b|. Venues below minSample are listed in pending.',
+              scored,
+              pending,
+              finalPrice: {
+                methodology: 'Venue-reported final pre-resolution prices per resolution year (back to 2016 where the venue has data); same binning. Final prices sit next to the outcome and are not comparable with scored.',
+                basis: 'venue_final_price',
+                series: finalSeries,
+              },
+              ownCapture: {
+                methodology: "Paper Arena's own last capture before each market closed (capture history began 2026-01-01); lead times differ per venue and are published; not comparable with scored or finalPrice.",
+                basis: 'own_last_capture',
+                leadTimes,
+                series: ownSeries,
+              },
+              note: 'The three series use different bases and are not cross-comparable.',
+            },
+            sources: VENUES.map((v) => v.id),
+          };
+        }),
+    );
+
+    app.get(
+      '/api/prediction-markets/resolved',
+      {
+        config,
+        schema: {
+          tags: [TAG],
+          summary: 'Resolved events with winning outcome and resolution provenance, newest settlement first',
+          querystring: Type.Object({
+            source: Type.Optional(Type.String()),
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 24 }),
+            offset: Type.Integer({ minimum: 0, default: 0 }),
+            fiat: FiatQuery,
+          }),
+          response: okObject('{data[], pagination, totalResolved}'),
+        },
+      },
+      async (request, reply) => {
+        const source = venueQuery(request.query.source, 'query.source');
+        const { code, fx } = fiatOf(request.query.fiat);
+        const { limit, offset } = request.query;
+        return cached(reply, `resolved:${source ?? ''}:${limit}:${offset}:${code}`, LIST_TTL_MS, async () => {
+          const snap = await model().snapshot();
+          const now = ctx.clock.now();
+          const rows = snap.rows
+            .filter((r) => r.resolutionState === 'resolved' && r.winnerExternalId && (!source || r.source === source))
+            .sort((a, b) => b.resolvedAt!.getTime() - a.resolvedAt!.getTime() || keyOf(a).localeCompare(keyOf(b)));
+          const page = rows.slice(offset, offset + limit);
+          return {
+            body: {
+              data: page.map((r) => {
+                const res = resolutionOf(r);
+                return { event: eventFor(snap, r, now, fx), resolvedAt: res.resolvedAt, resolvedAtVerified: r.resolvedAtVerified, closedAt: res.closedAt, resolutionOutcome: res.resolutionOutcome };
+              }),
+              pagination: { limit, offset, hasMore: offset + page.length < rows.length },
+              totalResolved: rows.length,
+              fiat: code,
+            },
+            sources: page.map((r) => r.source),
+          };
+        });
+      },
+    );
+
+    app.get(
+      '/api/prediction-markets/resolved/summary',
+      {
+        config,
+        schema: {
+          tags: [TAG],
+          summary: "One venue's resolved-event totals by year",
+          querystring: Type.Object({ source: Type.Optional(Type.String({ description: 'venue id (required)' })) }),
+          response: okObject('{source, totalResolved, earliestYear, providerTimeShare, byYear[]}'),
+        },
+      },
+      async (request, reply) => {
+        const source = venueQuery(request.query.source, 'query.source', true)!;
+        return cached(reply, `summary:${source}`, SLOW_TTL_MS, async () => {
+          const snap = await model().snapshot();
+          const rows = snap.rows.filter((r) => r.source === source && r.resolutionState === 'resolved' && r.winnerExternalId && r.resolvedAt);
+          const byYear = new Map<number, number>();
+          for (const r of rows) byYear.set(r.resolvedAt!.getUTCFullYear(), (byYear.get(r.resolvedAt!.getUTCFullYear()) ?? 0) + 1);
+          const years = [...byYear.keys()].sort();
+          return {
+            body: {
+              source,
+              totalResolved: rows.length,
+              earliestYear: years[0] ?? null,
+              providerTimeShare: rows.length ? Math.round((rows.filter((r) => r.resolvedAtVerified).length / rows.length) * 10_000) / 10_000 : 0,
+              byYear: years.map((year) => ({ year, events: byYear.get(year)! })),
+            },
+            sources: [source],
+          };
+        });
+      },
+    );
+
+    app.get(
+      '/api/prediction-markets/consensus-methodology',
+      { config, schema: { tags: [TAG], summary: 'Versioned description of the cross-venue consensus (referenceProbability)', response: okObject('svc.consensusMethodology.v1') } },
+      async (_request, reply) => cached(reply, 'methodology', SLOW_TTL_MS, async () => ({ body: consensusMethodology, sources: [] })),
+    );
+  };
+}

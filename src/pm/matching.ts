@@ -1,0 +1,206 @@
+/**
+ * Canonical cross-venue events. Markets are matched and oriented from their question
+ * text and outcome names only — never from prices — so a disagreement between venues
+ * can never be "explained away" by the matcher.
+ */
+import { createHash } from 'node:crypto';
+
+export interface MatchInput {
+  source: string;
+  slug: string;
+  title: string;
+  kind: 'binary' | 'multi';
+  outcomes: string[];
+  liquidity: number;
+}
+
+export type Orientation = 'same' | 'flipped' | 'unknown';
+
+export interface MatchResult {
+  source: string;
+  slug: string;
+  canonicalKey: string | null;
+  orientation: Orientation | null;
+  confidence: number | null;
+  basis: string | null;
+}
+
+/** Words that flip a yes/no question, mapped to the positive form. */
+const ANTONYMS: Record<string, [string, 1 | -1]> = {
+  above: ['above', 1],
+  below: ['above', -1],
+  over: ['over', 1],
+  under: ['over', -1],
+  win: ['win', 1],
+  lose: ['win', -1],
+  before: ['before', 1],
+  after: ['before', -1],
+  higher: ['higher', 1],
+  lower: ['higher', -1],
+};
+const NEGATIONS = new Set(['not', 'fail', 'never', "won't", 'wont']);
+const STOP = new Set(['will', 'the', 'a', 'an', 'on', 'in', 'at', 'of', 'its', 'by', 'be', 'to', 'is', 'does', 'vs', 'versus', 'and', 'or', 'who', 'which', 'how', 'what', 'new']);
+const SYNONYMS: Record<string, string> = { btc: 'bitcoin', eth: 'ethereum', sol: 'solana', doge: 'dogecoin', fed: 'fed', fomc: 'fed', rates: 'rate' };
+const QUESTION_START = /^(will|is|does|do|can|who|which|how|what)\b/i;
+
+export interface Analysis {
+  tokens: string[];
+  set: Set<string>;
+  numbers: string;
+  /** +1 / −1 for a yes/no question; 0 when what "Yes" means cannot be read from the text. */
+  polarity: 0 | 1 | -1;
+  /** "A beat B" questions: the side that "Yes" backs. */
+  subject: string | null;
+}
+
+function stem(word: string): string {
+  if (SYNONYMS[word]) return SYNONYMS[word]!;
+  return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
+}
+
+export function analyze(title: string, kind: 'binary' | 'multi'): Analysis {
+  const text = title
+    .toLowerCase()
+    .replace(/(\d),(\d)/g, '$1$2')
+    .replace(/(\d+(?:\.\d+)?)k\b/g, (_, n: string) => String(Number(n) * 1000));
+  const raw = text.split(/[^a-z0-9.'%]+/).map((w) => w.replace(/^[.']+|[.'%]+$/g, '')).filter(Boolean);
+  let sign: 1 | -1 = 1;
+  const tokens: string[] = [];
+  let subject: string | null = null;
+  for (const word of raw) {
+    if (NEGATIONS.has(word)) {
+      sign = sign === 1 ? -1 : 1;
+      continue;
+    }
+    const ant = ANTONYMS[word];
+    if (ant) {
+      tokens.push(ant[0]);
+      if (ant[1] === -1) sign = sign === 1 ? -1 : 1;
+      continue;
+    }
+    if (word === 'beat' || word === 'defeat') {
+      subject = tokens.filter((t) => !STOP.has(t)).join(' ');
+      tokens.push('beat');
+      continue;
+    }
+    if (STOP.has(word)) continue;
+    tokens.push(stem(word));
+  }
+  const isQuestion = QUESTION_START.test(title.trim()) && title.trim().endsWith('?');
+  const polarity: 0 | 1 | -1 = kind === 'multi' ? 1 : isQuestion ? sign : 0;
+  const set = new Set(tokens.filter((t) => t !== 'beat' || subject === null));
+  const numbers = [...set].filter((t) => /\d/.test(t)).sort().join(',');
+  return { tokens, set, numbers, polarity, subject };
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  let inter = 0;
+  for (const t of a) if (b.has(t)) inter += 1;
+  return inter / (a.size + b.size - inter);
+}
+
+const signature = (kind: string, set: Set<string>) => `${kind}|${[...set].sort().join(' ')}`;
+const normName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+export const FUZZY_THRESHOLD = 0.75;
+
+/** Orientation of `m` relative to the cluster anchor `a`. */
+export function orient(a: MatchInput & { an: Analysis }, m: MatchInput & { an: Analysis }): Orientation {
+  if (a === m) return 'same';
+  if (a.kind === 'multi') {
+    const names = new Set(a.outcomes.map(normName));
+    return m.outcomes.length === a.outcomes.length && m.outcomes.every((o) => names.has(normName(o))) ? 'same' : 'unknown';
+  }
+  if (a.an.polarity === 0 || m.an.polarity === 0) return 'unknown';
+  let sign = a.an.polarity * m.an.polarity;
+  if (a.an.subject !== null && m.an.subject !== null && a.an.subject !== m.an.subject) sign = -sign;
+  else if ((a.an.subject === null) !== (m.an.subject === null)) return 'unknown';
+  return sign > 0 ? 'same' : 'flipped';
+}
+
+/**
+ * Groups markets into canonical events: identical token signatures first, then groups
+ * whose tokens overlap ≥ 75% with the same numbers (dates, thresholds). Clusters with
+ * members from 2+ venues get a canonical key; the key is a hash of the smallest member
+ * signature, so it stays the same while the question text does.
+ */
+export function matchMarkets(inputs: MatchInput[]): MatchResult[] {
+  const items = inputs.map((m) => ({ ...m, an: analyze(m.title, m.kind) }));
+  const groups = new Map<string, typeof items>();
+  for (const it of items) {
+    const sig = signature(it.kind, it.an.set);
+    if (!groups.has(sig)) groups.set(sig, []);
+    groups.get(sig)!.push(it);
+  }
+  const sigs = [...groups.keys()];
+  const parent = new Map(sigs.map((s) => [s, s]));
+  const find = (s: string): string => {
+    let r = s;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    parent.set(s, r);
+    return r;
+  };
+  const fuzzy = new Map<string, number>();
+  const byNumbers = new Map<string, string[]>();
+  for (const s of sigs) {
+    const first = groups.get(s)![0]!;
+    const block = `${first.kind}|${first.an.numbers}`;
+    if (!byNumbers.has(block)) byNumbers.set(block, []);
+    byNumbers.get(block)!.push(s);
+  }
+  for (const block of byNumbers.values()) {
+    for (let i = 0; i < block.length; i += 1) {
+      for (let j = i + 1; j < block.length; j += 1) {
+        const a = groups.get(block[i]!)![0]!;
+        const b = groups.get(block[j]!)![0]!;
+        const score = jaccard(a.an.set, b.an.set);
+        if (score >= FUZZY_THRESHOLD) {
+          const [ra, rb] = [find(block[i]!), find(block[j]!)];
+          if (ra !== rb) parent.set(ra > rb ? ra : rb, ra > rb ? rb : ra);
+          fuzzy.set(block[i]!, Math.min(fuzzy.get(block[i]!) ?? 1, score));
+          fuzzy.set(block[j]!, Math.min(fuzzy.get(block[j]!) ?? 1, score));
+        }
+      }
+    }
+  }
+  const clusters = new Map<string, string[]>();
+  for (const s of sigs) {
+    const r = find(s);
+    if (!clusters.has(r)) clusters.set(r, []);
+    clusters.get(r)!.push(s);
+  }
+  const out: MatchResult[] = [];
+  for (const [root, memberSigs] of clusters) {
+    const members = memberSigs.flatMap((s) => groups.get(s)!);
+    const venues = new Set(members.map((m) => m.source));
+    if (venues.size < 2) {
+      for (const m of members) out.push({ source: m.source, slug: m.slug, canonicalKey: null, orientation: null, confidence: null, basis: null });
+      continue;
+    }
+    const key = `pmc_${createHash('sha256').update(root).digest('hex').slice(0, 16)}`;
+    // The anchor: a member whose text says what "Yes" means, positively phrased, most liquid.
+    // Multi-outcome: prefer the outcome-name set most members share.
+    const nameSet = (m: MatchInput) => m.outcomes.map(normName).sort().join('|');
+    const agree = (m: MatchInput) => (m.kind === 'multi' ? members.filter((x) => nameSet(x) === nameSet(m)).length : 0);
+    const anchor = [...members].sort(
+      (a, b) =>
+        Number(b.an.polarity === 1) - Number(a.an.polarity === 1) ||
+        agree(b) - agree(a) ||
+        b.liquidity - a.liquidity ||
+        (a.source + a.slug).localeCompare(b.source + b.slug),
+    )[0]!;
+    for (const m of members) {
+      const sig = signature(m.kind, m.an.set);
+      const exact = sig === signature(anchor.kind, anchor.an.set);
+      const confidence = exact ? 0.97 : Math.round((fuzzy.get(sig) ?? FUZZY_THRESHOLD) * 0.95 * 100) / 100;
+      out.push({
+        source: m.source,
+        slug: m.slug,
+        canonicalKey: key,
+        orientation: orient(anchor, m),
+        confidence: m === anchor ? 1 : confidence,
+        basis: m === anchor ? 'anchor' : exact ? 'question_text_signature' : 'question_text_overlap',
+      });
+    }
+  }
+  return out;
+}

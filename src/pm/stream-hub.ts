@@ -1,0 +1,160 @@
+/**
+ * SSE fan-out for `/api/prediction-markets/stream`. Events are rows of pm_stream_events
+ * written by the ingest job (on whichever process leads it); NOTIFY tells every API process
+ * to read the new rows, so each process serves every event. A bounded in-memory buffer
+ * answers `Last-Event-ID` resumes; heartbeats keep idle connections open.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Database } from '../storage/db.js';
+import { PM_STREAM_CHANNEL, latestPmStreamEvents, pmStreamEventsAfter } from '../storage/pm-repo.js';
+import type { Clock } from '../util/clock.js';
+
+export interface StreamOptions {
+  heartbeatMs: number;
+  retryMs: number;
+  bufferSize: number;
+  maxPerIp: number;
+  maxTotal: number;
+}
+
+export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, retryMs: 5_000, bufferSize: 500, maxPerIp: 5, maxTotal: 10_000 };
+/** A client that stops reading is dropped once this much is queued for it. */
+const MAX_QUEUED_BYTES = 1 << 20;
+
+interface Client {
+  ip: string;
+  res: ServerResponse;
+}
+
+interface Buffered {
+  id: number;
+  frame: string;
+}
+
+export class PmStreamHub {
+  options: StreamOptions;
+  private readonly clients = new Set<Client>();
+  private readonly perIp = new Map<string, number>();
+  private buffer: Buffered[] = [];
+  private lastId = 0;
+  private reading: Promise<void> = Promise.resolve();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+  private started: Promise<void> | null = null;
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    options: Partial<StreamOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_STREAM_OPTIONS, ...options };
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  configure(options: Partial<StreamOptions>): void {
+    this.options = { ...this.options, ...options };
+    if (this.heartbeat) this.restartHeartbeat();
+  }
+
+  /** Subscribes to NOTIFY and primes the resume buffer with the latest stored events. */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      const recent = await latestPmStreamEvents(this.database.db, this.options.bufferSize);
+      for (const e of recent) this.append(e.id, e.kind, e.payload);
+      this.unlisten = await this.database.listen(
+        PM_STREAM_CHANNEL,
+        () => this.pull(),
+        (listening) => {
+          // After a reconnect, read whatever was written while we were deaf.
+          if (listening) this.pull();
+        },
+      );
+      this.restartHeartbeat();
+    })();
+    return this.started;
+  }
+
+  async stop(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    await this.unlisten?.();
+    for (const c of this.clients) c.res.end();
+    this.clients.clear();
+    this.perIp.clear();
+  }
+
+  /** Reads new rows after the last one seen (serialized: one reader at a time). */
+  pull(): Promise<void> {
+    this.reading = this.reading.then(async () => {
+      for (;;) {
+        const rows = await pmStreamEventsAfter(this.database.db, this.lastId, 200).catch(() => []);
+        for (const e of rows) this.broadcast(this.append(e.id, e.kind, e.payload));
+        if (rows.length < 200) break;
+      }
+    });
+    return this.reading;
+  }
+
+  private append(id: number, kind: string, payload: unknown): Buffered {
+    const data = JSON.stringify({ ...(payload as object), pushedAt: new Date(this.clock.now()).toISOString() });
+    const item = { id, frame: `id: ${id}\nevent: ${kind}\ndata: ${data}\n\n` };
+    this.lastId = Math.max(this.lastId, id);
+    this.buffer.push(item);
+    if (this.buffer.length > this.options.bufferSize) this.buffer = this.buffer.slice(-this.options.bufferSize);
+    return item;
+  }
+
+  private broadcast(item: Buffered): void {
+    for (const c of this.clients) this.write(c, item.frame);
+  }
+
+  private write(c: Client, text: string): void {
+    if (c.res.writableLength > MAX_QUEUED_BYTES) {
+      c.res.destroy();
+      return;
+    }
+    c.res.write(text);
+  }
+
+  private restartHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => {
+      const line = `: hb ${new Date(this.clock.now()).toISOString()}\n\n`;
+      for (const c of this.clients) this.write(c, line);
+    }, this.options.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** Whether one more stream from `ip` fits under the caps. */
+  admits(ip: string): boolean {
+    return this.clients.size < this.options.maxTotal && (this.perIp.get(ip) ?? 0) < this.options.maxPerIp;
+  }
+
+  /** Takes over an HTTP response: headers, retry hint, resume from `lastEventId`, then live events. */
+  attach(ip: string, res: ServerResponse, lastEventId: number | null, headers: Record<string, string>): void {
+    const client: Client = { ip, res };
+    this.clients.add(client);
+    this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+      ...headers,
+    });
+    let text = `retry: ${this.options.retryMs}\n: connected ${new Date(this.clock.now()).toISOString()}\n\n`;
+    if (lastEventId !== null) for (const item of this.buffer) if (item.id > lastEventId) text += item.frame;
+    res.write(text);
+    const gone = () => {
+      if (!this.clients.delete(client)) return;
+      const n = (this.perIp.get(ip) ?? 1) - 1;
+      if (n <= 0) this.perIp.delete(ip);
+      else this.perIp.set(ip, n);
+    };
+    res.on('close', gone);
+    res.on('error', gone);
+  }
+}

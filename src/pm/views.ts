@@ -1,0 +1,181 @@
+/** Wire shapes of the public prediction-market data (contract 2.12, supplement 2.15–2.22). */
+import { pmFreshness } from '../domain/freshness.js';
+import type { PmMarketRow } from '../storage/pm-repo.js';
+import { CONSENSUS_METHODOLOGY_PATH, CONSENSUS_METHODOLOGY_VERSION } from './consensus.js';
+import { decisionSupport } from './decision-support.js';
+import { leaderIndex, type SparkEntry } from './spark.js';
+import type { OutcomeQuote } from './types.js';
+import { sourceRef, venueById } from './venues.js';
+
+export interface ReferenceProbability {
+  kind: 'binary' | 'leader';
+  outcomeName: string | null;
+  probability: number;
+  venueCount: number;
+  spreadPoints: number;
+  computedAt: string;
+  methodologyVersion: string;
+  methodologyUrl: string;
+}
+
+export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+export const attributionOf = (source: string) => `Data from ${venueById(source)?.name ?? source}; compiled by Paper Arena (attribute and link back)`;
+
+export function outcomesOf(row: PmMarketRow): OutcomeQuote[] {
+  return row.outcomes as OutcomeQuote[];
+}
+
+export function spreadOf(row: PmMarketRow): { bestBid: number | null; bestAsk: number | null; spread: number | null } {
+  const o = outcomesOf(row);
+  const lead = o[leaderIndex(row, o.map((x) => x.probability))];
+  if (!lead || lead.bid === null || lead.ask === null || row.status !== 'open') return { bestBid: null, bestAsk: null, spread: null };
+  return { bestBid: lead.bid, bestAsk: lead.ask, spread: Math.round((lead.ask - lead.bid) * 10) / 10 };
+}
+
+export interface Money {
+  rate: number;
+}
+const m = (v: number, fx: Money) => Math.round(v * fx.rate * 100) / 100;
+
+/** The event object of one venue market. */
+/** `detail` adds per-outcome lifecycle objects (kept out of lists to keep them small). */
+export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: ReferenceProbability | null, crossPlatform: unknown[] = [], detail = false): Record<string, unknown> {
+  const outcomes = outcomesOf(row);
+  const probs = outcomes.map((o) => o.probability);
+  const li = leaderIndex(row, probs);
+  const sum = probs.reduce((a, b) => a + b, 0);
+  const complete = row.status === 'open' && outcomes.every((o) => o.probability > 0) && sum > 0;
+  const spark = row.spark as SparkEntry[];
+  const { bestBid, bestAsk, spread } = spreadOf(row);
+  const open = row.status === 'open';
+  const winner = row.winnerExternalId;
+  const event: Record<string, unknown> = {
+    id: `${row.source}:${row.marketId}`,
+    slug: row.slug,
+    title: row.title,
+    status: row.status,
+    source: sourceRef(row.source),
+    category: row.category,
+    description: row.description,
+    volume24h: m(row.volume24h, fx),
+    volume: m(row.volume, fx),
+    liquidity: m(row.liquidity, fx),
+    outcomes: outcomes.map((o, i) => ({
+      externalMarketId: o.externalMarketId,
+      name: o.name,
+      probability: o.probability,
+      normalizedProbability: complete ? Math.round((o.probability / sum) * 1000) / 10 : null,
+      hasObservedPrice: true,
+      priceBasis: o.bid !== null ? 'provider_quote' : 'last_price_untimed',
+      priceChange24h: open && spark.length >= 2 ? changeOf(spark, i, nowMs) : null,
+      ...(detail ? { lifecycle: lifecycleOf(row, o, open, winner) } : {}),
+    })),
+    priceChange24h: open ? row.priceChange24h : null,
+    priceChange7d: open ? row.priceChange7d : null,
+    startDate: iso(row.startAt),
+    endDate: iso(row.endAt),
+    resolvedAt: row.resolvedAtVerified ? iso(row.resolvedAt) : null,
+    resolvedOutcomeExternalMarketId: winner,
+    resolutionOutcomeBasis: row.resolutionState === 'resolved' ? (row.resolutionBasis ?? 'source') : null,
+    freshness: pmFreshness(row.lastCaptureAt?.getTime() ?? row.updatedAt.getTime(), nowMs),
+    bestBid,
+    bestAsk,
+    spread,
+    probabilityBook: complete ? { basis: 'raw_quotes', rawSum: Math.round(sum * 10) / 10, overroundPoints: Math.round((sum - 100) * 10) / 10 } : null,
+    representativeOutcome: open ? { externalMarketId: outcomes[li]!.externalMarketId, name: outcomes[li]!.name, probability: outcomes[li]!.probability } : null,
+    decisionSupport: open
+      ? decisionSupport({ spreadPoints: spread, liquidity: row.liquidity, volume24h: row.volume24h, leaderProbability: probs[li] ?? null, endAtMs: row.endAt?.getTime() ?? null, nowMs })
+      : null,
+    relatedCoins: row.coinIds as string[],
+    topics: row.topics as string[],
+    canonicalEventId: row.canonicalKey,
+    attribution: attributionOf(row.source),
+  };
+  // Lists stay small: the cross-venue pointers ride on the detail (and /canonical/{id}).
+  if (detail) event.crossPlatform = crossPlatform;
+  if (row.kind === 'binary') event.marketSubtitle = row.title;
+  if (open && spark.length >= 2) {
+    event.sparkline = {
+      series: spark.map((e) => Math.round(e[li + 1]! * 10) / 1000),
+      leaderOutcomeId: outcomes[li]!.externalMarketId,
+      capturedAt: new Date(spark[spark.length - 1]![0]!).toISOString(),
+    };
+  }
+  if (open && ref) event.referenceProbability = ref;
+  return event;
+}
+
+function changeOf(spark: SparkEntry[], i: number, nowMs: number): number | null {
+  const last = spark[spark.length - 1]!;
+  let base: SparkEntry | null = null;
+  for (const e of spark) if (e[0]! <= nowMs - 86_400_000 + 1.75 * 3_600_000) base = e;
+  if (!base || base === last) return null;
+  return Math.round((last[i + 1]! - base[i + 1]!) * 10) / 10;
+}
+
+export function whaleItem(w: {
+  id: string;
+  source: string;
+  slug: string;
+  title: string;
+  wallet: string | null;
+  traderName: string | null;
+  side: string;
+  outcome: string;
+  usdValue: number;
+  price: number;
+  tradedAt: Date;
+  observedAt: Date;
+  evidenceType: string;
+  evidenceRef: string | null;
+  evidenceUrl: string | null;
+}, nowMs: number, fx: Money = { rate: 1 }): Record<string, unknown> {
+  const latency = Math.max(0, Math.round((w.observedAt.getTime() - w.tradedAt.getTime()) / 1000));
+  return {
+    wallet: w.wallet,
+    traderName: w.traderName,
+    side: w.side,
+    outcome: w.outcome,
+    marketQuestion: w.title,
+    usdValue: m(w.usdValue, fx),
+    price: w.price,
+    tradedAt: w.tradedAt.toISOString(),
+    event: { source: w.source, slug: w.slug, title: w.title },
+    source: w.source,
+    sourceName: venueById(w.source)?.name ?? w.source,
+    eventSlug: w.slug,
+    eventTitle: w.title,
+    evidenceType: w.evidenceType,
+    evidenceRef: w.evidenceRef,
+    evidenceUrl: w.evidenceUrl,
+    availability: nowMs - w.observedAt.getTime() < 3_600_000 ? 'live' : 'delayed',
+    observedAt: w.observedAt.toISOString(),
+    latencySeconds: latency,
+    attribution: attributionOf(w.source),
+  };
+}
+
+export const referenceOf = (probability: number, venueCount: number, spreadPoints: number, outcomeName: string | null, kind: 'binary' | 'leader', nowMs: number): ReferenceProbability => ({
+  kind,
+  outcomeName,
+  probability,
+  venueCount,
+  spreadPoints,
+  computedAt: new Date(nowMs).toISOString(),
+  methodologyVersion: CONSENSUS_METHODOLOGY_VERSION,
+  methodologyUrl: CONSENSUS_METHODOLOGY_PATH,
+});
+
+function lifecycleOf(row: PmMarketRow, o: OutcomeQuote, open: boolean, winner: string | null): Record<string, unknown> {
+  return {
+    state: row.resolutionState === 'voided' ? 'voided' : row.resolutionState ? 'resolved' : open ? 'open' : 'closed',
+    providerAcceptingOrders: open,
+    entryBlockedByLifecycle: !open,
+    isResult: winner === o.externalMarketId,
+    result: row.resolutionState === 'voided' ? 'voided' : row.resolutionState ? (winner === o.externalMarketId ? 'won' : 'lost') : null,
+    basis: row.resolutionState ? 'provider' : 'unknown',
+    closedAt: iso(row.closedAt),
+    resolvedAt: row.resolvedAtVerified ? iso(row.resolvedAt) : null,
+    observedAt: iso(row.lastCaptureAt ?? row.updatedAt),
+  };
+}

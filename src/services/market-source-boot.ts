@@ -1,0 +1,95 @@
+/**
+ * Starts the process's market data source for MARKET_DATA: the simulated market (sim),
+ * the polled public sources (live) or a recorded tape (replay:<file>). Each gives the
+ * same MarketReads, plus the clock the service runs on (the replay clock in replay mode).
+ */
+import { join } from 'node:path';
+import type { Config } from '../config/env.js';
+import { loadCoins, type Coin } from '../marketdata/coins.js';
+import { AlternativeMeClient } from '../marketdata/live/alternative-me.js';
+import { CoinGeckoClient } from '../marketdata/live/coingecko.js';
+import { DEFAULT_HTTP, type FetchLike } from '../marketdata/live/http-json.js';
+import { LiveMarket } from '../marketdata/live/live-market.js';
+import { LiveSampleFile } from '../marketdata/live/sample-file.js';
+import type { MarketReads } from '../marketdata/reads.js';
+import { ReplayMarket } from '../marketdata/replay/replay-market.js';
+import { readTape } from '../marketdata/replay/tape.js';
+import type { Database } from '../storage/db.js';
+import { sqlSimStore, upsertCoins } from '../storage/market-repo.js';
+import { FileSimStore } from '../storage/sim-file-store.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { startSimMarket } from './sim-market-boot.js';
+
+export interface RunningMarketSource {
+  market: MarketReads;
+  /** The service's clock: the system clock, or tape time in replay mode. */
+  clock: Clock;
+  /** Leader job storing the simulated market (sim only). */
+  checkpoint?: () => Promise<void>;
+  stop(): void;
+}
+
+export async function startMarketSource(config: Config, database: Database, say: (line: string) => void): Promise<RunningMarketSource> {
+  const coins = loadCoins(config.coinsFile);
+  const mode = config.marketData;
+  if (mode.kind === 'live') return startLive(config, database, coins, say);
+  if (mode.kind === 'replay') return startReplay(config, database, coins, mode.file, say);
+  const sim = await startSimMarket({
+    db: database.db,
+    // PGlite runs in one process: its checkpoint lives in files beside it (much faster than bytea rows).
+    store: database.kind === 'pglite' ? new FileSimStore(join(config.dataDir, 'sim')) : sqlSimStore(database.db),
+    coins,
+    seed: config.simSeed,
+    profile: config.simProfile,
+    nowMs: systemClock.now(),
+    say,
+  });
+  // Every process moves its own copy of the market; the simulation is deterministic, so all agree.
+  const ticker = setInterval(() => sim.market.advanceTo(systemClock.now()), 1000);
+  ticker.unref();
+  return { market: sim.market, clock: systemClock, checkpoint: sim.checkpoint, stop: () => clearInterval(ticker) };
+}
+
+async function startLive(config: Config, database: Database, coins: Coin[], say: (line: string) => void): Promise<RunningMarketSource> {
+  await upsertCoins(database.db, coins);
+  const http = { ...DEFAULT_HTTP, fetch: globalThis.fetch as unknown as FetchLike };
+  const live = new LiveMarket({
+    coins,
+    prices: new CoinGeckoClient({ http, apiKey: config.coingeckoApiKey }),
+    fearGreed: new AlternativeMeClient(http),
+    clock: systemClock,
+    pollMs: config.livePollSeconds * 1000,
+    backfillCoins: config.liveBackfillCoins,
+    file: new LiveSampleFile(join(config.dataDir, 'live', 'samples.ndjson')),
+    fiatSeed: config.simSeed,
+    log: (level, message) => (level === 'warn' ? process.stderr : process.stdout).write(`${message}\n`),
+  });
+  const restored = await live.restore(say);
+  say(`  market: live (CoinGecko every ${config.livePollSeconds} s, Fear & Greed from alternative.me); restored ${restored} stored snapshot(s)`);
+  live.start();
+  return { market: live.market, clock: systemClock, stop: () => live.stop() };
+}
+
+async function startReplay(config: Config, database: Database, coins: Coin[], file: string, say: (line: string) => void): Promise<RunningMarketSource> {
+  await upsertCoins(database.db, coins);
+  say(`  market: loading tape ${file}…`);
+  const tape = await readTape(file, { onProgress: (read, total, n) => say(`  market: tape ${Math.round((100 * read) / total)} % (${n} snapshots)`) });
+  if (tape.snapshots.length === 0) throw new Error(`the tape ${file} holds no snapshot`);
+  const replay = new ReplayMarket(coins, tape, { speed: config.replaySpeed, wall: systemClock, fiatSeed: config.simSeed });
+  const minutes = Math.round((replay.endMs - replay.startMs) / 60_000);
+  say(
+    `  market: replaying ${tape.snapshots.length} snapshots (${minutes} min of tape from ${new Date(replay.startMs).toISOString()}) at ${config.replaySpeed}x; the service clock is tape time`,
+  );
+  let lastReport = 0;
+  const ticker = setInterval(() => {
+    replay.advance();
+    const { played, total, finished } = replay.progress;
+    const pct = Math.floor((100 * played) / total / 10) * 10;
+    if (pct > lastReport) {
+      lastReport = pct;
+      say(`  market: replay ${pct} % (${played}/${total} snapshots)${finished ? ' — tape finished, prices now hold and turn stale' : ''}`);
+    }
+  }, 250);
+  ticker.unref();
+  return { market: replay.market, clock: replay.clock, stop: () => clearInterval(ticker) };
+}

@@ -1,0 +1,310 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forcePmResolution, readVenueMarket, relatedMarketsForCoin } from '../../src/pm/api.js';
+import { pmReadModel } from '../../src/pm/read-model.js';
+import { VENUE_IDS } from '../../src/pm/venues.js';
+import { createPmApp, type PmTestApp } from '../support/pm-app.js';
+
+let t: PmTestApp;
+beforeAll(async () => {
+  t = await createPmApp({ config: { publicRpm: 100_000 } });
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+const PM = '/api/prediction-markets';
+const EVENT_KEYS = ['slug', 'title', 'status', 'volume24h', 'outcomes', 'priceChange24h', 'priceChange7d', 'source', 'volume'];
+
+async function openEvents(query = ''): Promise<any[]> {
+  const out: any[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const r = await t.get(`${PM}/events?status=open&limit=100&offset=${offset}${query}`);
+    out.push(...r.body.data);
+    if (!r.body.pagination.hasMore) return out;
+  }
+}
+
+describe('overview and events', () => {
+  it('serves the overview with stats, highlights, categories, bySource and byCategory', async () => {
+    const r = await t.get(`${PM}/overview`);
+    expect(r.status).toBe(200);
+    expect(r.headers['cache-control']).toMatch(/max-age=\d+/);
+    expect(r.headers['x-data-attribution']).toMatch(/Polymarket/);
+    // Keyless, but under the per-IP public budget.
+    expect(r.headers['ratelimit-limit']).toBe('100000');
+    const { stats, highlights, categories, bySource, byCategory, updatedAt } = r.body;
+    expect(stats.totalMarkets).toBe(stats.totalOpenMarkets + stats.totalClosedMarkets);
+    expect(stats.totalOpenMarkets).toBeGreaterThan(50);
+    for (const k of ['totalVolume', 'volume24h', 'totalLiquidity']) expect(stats[k]).toBeGreaterThan(0);
+    expect(highlights.gainers.length).toBeGreaterThan(0);
+    expect(highlights.gainers.every((e: any) => e.priceChange24h > 0)).toBe(true);
+    expect(highlights.losers.every((e: any) => e.priceChange24h < 0)).toBe(true);
+    expect(highlights.expiring.length).toBe(5);
+    expect(categories.map((c: any) => c.slug)).toEqual(expect.arrayContaining(['crypto', 'politics', 'sports', 'economics']));
+    expect(bySource.map((s: any) => s.source.id).sort()).toEqual([...VENUE_IDS].sort());
+    expect(byCategory[0]).toHaveProperty('openMarkets');
+    expect(Date.parse(updatedAt)).toBeGreaterThan(0);
+  });
+
+  it('lists event objects with every §2.12 field, sparkline and reference-probability rules', async () => {
+    const r = await t.get(`${PM}/events`);
+    expect(r.status).toBe(200);
+    expect(r.body.pagination).toEqual({ limit: 20, offset: 0, hasMore: true });
+    expect(r.body.meta.sources).toHaveLength(12);
+    expect(r.body.data).toHaveLength(20);
+    for (const e of r.body.data) for (const k of EVENT_KEYS) expect(e).toHaveProperty(k);
+    const open = await openEvents();
+    for (const e of open) {
+      expect(e.status).toBe('open');
+      for (const o of e.outcomes) expect(o.probability).toBeGreaterThanOrEqual(0);
+      if (e.sparkline) {
+        expect(e.sparkline.series.length).toBeGreaterThanOrEqual(2);
+        expect(e.sparkline.series.length).toBeLessThanOrEqual(50);
+        expect(e.sparkline.series.every((p: number) => p >= 0 && p <= 1)).toBe(true);
+        expect(e.outcomes.map((o: any) => o.externalMarketId)).toContain(e.sparkline.leaderOutcomeId);
+      }
+    }
+    expect(open.filter((e) => e.sparkline).length).toBeGreaterThan(open.length / 2);
+    const withRef = open.filter((e) => e.referenceProbability);
+    expect(withRef.length).toBeGreaterThan(5);
+    for (const e of withRef) {
+      expect(e.canonicalEventId).toMatch(/^pmc_/);
+      expect(e.referenceProbability.venueCount).toBeGreaterThanOrEqual(2);
+      expect(e.referenceProbability.probability).toBeGreaterThanOrEqual(e.referenceProbability.kind === 'binary' ? 50 : 0);
+      expect(e.referenceProbability.methodologyVersion).toBe('consensus_probability_v1');
+    }
+    // No reference on a market not matched to another venue.
+    expect(open.filter((e) => !e.canonicalEventId).every((e) => !e.referenceProbability)).toBe(true);
+    const closed = await t.get(`${PM}/events?status=closed&limit=50`);
+    expect(closed.body.data.every((e: any) => e.status === 'closed' && !e.sparkline && !e.referenceProbability)).toBe(true);
+  });
+
+  it('flipped members agree with the consensus once oriented', async () => {
+    const snap = await pmReadModel(t.ctx.database, t.ctx.clock).snapshot();
+    let checked = 0;
+    for (const [, members] of snap.clusters) {
+      const open = members.filter((m) => m.status === 'open' && m.kind === 'binary');
+      const same = open.find((m) => m.orientation === 'same');
+      const flipped = open.find((m) => m.orientation === 'flipped');
+      if (!same || !flipped) continue;
+      const a = snap.refs.get(`${same.source}/${same.slug}`)!;
+      const b = snap.refs.get(`${flipped.source}/${flipped.slug}`)!;
+      expect(a.probability).toBeCloseTo(b.probability, 5);
+      // The same real-world side leads on both: Yes on one wording is No on the flipped one.
+      if (a.probability !== 50) expect(a.outcomeName === 'Yes').toBe(b.outcomeName === 'No');
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('filters, searches, sorts and paginates', async () => {
+    const poly = await t.get(`${PM}/events?source=kalshi&limit=100`);
+    expect(poly.body.data.every((e: any) => e.source.id === 'kalshi')).toBe(true);
+    const q = await t.get(`${PM}/events?q=bitcoin&limit=100`);
+    expect(q.body.data.length).toBeGreaterThan(0);
+    expect(q.body.data.every((e: any) => /bitcoin/i.test(e.title))).toBe(true);
+    const byVol = await t.get(`${PM}/events?sort=volume24h_desc&limit=50`);
+    const vols = byVol.body.data.map((e: any) => e.volume24h);
+    expect(vols).toEqual([...vols].sort((a, b) => b - a));
+    const up = (await t.get(`${PM}/events?sort=priceChange24h_desc&status=open&limit=30`)).body.data.map((e: any) => e.priceChange24h).filter((x: any) => x !== null);
+    expect(up).toEqual([...up].sort((a, b) => b - a));
+    const down = (await t.get(`${PM}/events?sort=priceChange24h_asc&status=open&limit=30`)).body.data.map((e: any) => e.priceChange24h).filter((x: any) => x !== null);
+    expect(down).toEqual([...down].sort((a, b) => a - b));
+    const ends = (await t.get(`${PM}/events?sort=endDate_desc&limit=30`)).body.data.map((e: any) => Date.parse(e.endDate));
+    expect(ends).toEqual([...ends].sort((a, b) => b - a));
+    expect((await t.get(`${PM}/events?sort=trending&limit=5`)).status).toBe(200);
+    const p1 = await t.get(`${PM}/events?limit=5&offset=0&sort=volume24h_desc`);
+    const p2 = await t.get(`${PM}/events?limit=5&offset=5&sort=volume24h_desc`);
+    expect(p1.body.data.map((e: any) => e.slug + e.source.id)).not.toEqual(expect.arrayContaining(p2.body.data.map((e: any) => e.slug + e.source.id)));
+    const eur = await t.get(`${PM}/events?limit=1&sort=volume24h_desc&fiat=EUR`);
+    expect(eur.body.data[0].volume24h).toBeLessThan(vols[0]);
+  });
+
+  it('answers 400 for bad parameters, naming the field', async () => {
+    const cases: [string, string][] = [
+      ['q=', 'query.q'],
+      ['q=%20%20', 'query.q'],
+      ['limit=0', 'query.limit'],
+      ['limit=101', 'query.limit'],
+      ['offset=-1', 'query.offset'],
+      ['sort=hot', 'query.sort'],
+      ['status=pending', 'query.status'],
+      ['source=nowhere', 'query.source'],
+      ['fiat=XYZ', 'query.fiat'],
+    ];
+    for (const [query, field] of cases) {
+      const r = await t.get(`${PM}/events?${query}`);
+      expect(r.status, query).toBe(400);
+      expect(r.body).toMatchObject({ error: 'invalid_request', field });
+    }
+  });
+});
+
+describe('event detail, whales, price history', () => {
+  it('serves every detail key; 404 for unknown source or slug', async () => {
+    const open = await openEvents();
+    const e = open.find((x) => x.referenceProbability && x.relatedCoins.length > 0) ?? open.find((x) => x.referenceProbability)!;
+    const r = await t.get(`${PM}/events/${e.source.id}/${e.slug}`);
+    expect(r.status).toBe(200);
+    for (const k of ['event', 'relatedEvents', 'crossSourceMatches', 'resolution', 'referenceProbability', 'volumeHistory', 'relatedNews', 'topicRelatedCoins', 'agentsTradingMarket', 'recentWhaleTrades', 'translations']) {
+      expect(r.body).toHaveProperty(k);
+    }
+    expect(r.body.event.slug).toBe(e.slug);
+    expect(r.body.event.crossPlatform.length).toBe(r.body.crossSourceMatches.length);
+    expect(r.body.event.outcomes[0].lifecycle).toMatchObject({ state: 'open', providerAcceptingOrders: true });
+    expect(e.crossPlatform).toBeUndefined(); // lists stay small
+    expect(r.body.referenceProbability).toEqual(e.referenceProbability);
+    expect(r.body.crossSourceMatches.length).toBeGreaterThan(0);
+    for (const m of r.body.crossSourceMatches) {
+      expect(['same', 'flipped', 'unknown']).toContain(m.orientation);
+      if (m.orientation === 'unknown') expect(m.probability).toBeNull();
+    }
+    expect(r.body.resolution.state).toBe('open');
+    expect(r.body.volumeHistory.length).toBeGreaterThan(0);
+    expect(r.body.volumeHistory[0]).toHaveProperty('date');
+    if (e.relatedCoins.length) expect(r.body.topicRelatedCoins[0]).toHaveProperty('symbol');
+    expect(r.body.relatedEvents.length).toBeLessThanOrEqual(6);
+    expect((await t.get(`${PM}/events/nowhere/${e.slug}`)).status).toBe(404);
+    const missing = await t.get(`${PM}/events/${e.source.id}/no-such-slug`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toBe('event_not_found');
+  });
+
+  it('lists at most 50 large trades, newest first, money venues only', async () => {
+    const r = await t.get(`${PM}/whales`);
+    expect(r.status).toBe(200);
+    expect(r.body.trades.length).toBeGreaterThan(0);
+    expect(r.body.trades.length).toBeLessThanOrEqual(50);
+    const times = r.body.trades.map((w: any) => Date.parse(w.tradedAt));
+    expect(times).toEqual([...times].sort((a, b) => b - a));
+    for (const w of r.body.trades) {
+      for (const k of ['wallet', 'traderName', 'side', 'outcome', 'marketQuestion', 'usdValue', 'price', 'tradedAt', 'event']) expect(w).toHaveProperty(k);
+      expect(['manifold', 'metaculus']).not.toContain(w.event.source);
+      expect(w.price).toBeGreaterThan(0);
+      expect(w.price).toBeLessThan(1);
+    }
+  });
+
+  it('serves native price history for polymarket and kalshi only', async () => {
+    const poly = (await openEvents('&source=polymarket'))[0];
+    const r = await t.get(`${PM}/event/polymarket/${poly.slug}/price-history`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ source: 'polymarket', slug: poly.slug, interval: '1w' });
+    expect(r.body.points.length).toBeGreaterThan(2);
+    const ts = r.body.points.map((p: any) => p.t);
+    expect(ts).toEqual([...ts].sort((a, b) => a - b));
+    expect(r.body.points.every((p: any) => Number.isInteger(p.t) && p.p >= 0 && p.p <= 1)).toBe(true);
+    const day = await t.get(`${PM}/event/polymarket/${poly.slug}/price-history?interval=24h`);
+    expect(day.body.interval).toBe('1d');
+    expect(day.body.points.length).toBeLessThanOrEqual(r.body.points.length);
+    expect((await t.get(`${PM}/event/polymarket/${poly.slug}/price-history?interval=weird`)).body.interval).toBe('1w');
+    const other = (await openEvents('&source=rothera'))[0];
+    const none = await t.get(`${PM}/event/rothera/${other.slug}/price-history?interval=max`);
+    expect(none.status).toBe(200);
+    expect(none.body.points).toEqual([]);
+    expect((await t.get(`${PM}/event/nowhere/x/price-history`)).status).toBe(404);
+  });
+});
+
+describe('resolved, calibration, methodology, terms', () => {
+  it('lists definitive resolutions newest first with provenance, and a per-venue summary', async () => {
+    const r = await t.get(`${PM}/resolved?limit=30`);
+    expect(r.status).toBe(200);
+    expect(r.body.pagination).toMatchObject({ limit: 30, offset: 0 });
+    expect(r.body.totalResolved).toBeGreaterThan(100);
+    for (const x of r.body.data) {
+      expect(x.resolutionOutcome).toMatchObject({ basis: expect.stringMatching(/source|final_probability/) });
+      expect(x.event.outcomes.map((o: any) => o.externalMarketId)).toContain(x.resolutionOutcome.externalMarketId);
+      if (!x.resolvedAtVerified) expect(x.resolvedAt).toBeNull();
+    }
+    expect((await t.get(`${PM}/resolved`)).body.pagination.limit).toBe(24);
+    const kal = await t.get(`${PM}/resolved?source=kalshi&limit=100`);
+    expect(kal.body.data.every((x: any) => x.event.source.id === 'kalshi')).toBe(true);
+    expect((await t.get(`${PM}/resolved?limit=101`)).status).toBe(400);
+    const s = await t.get(`${PM}/resolved/summary?source=predictit`);
+    expect(s.status).toBe(200);
+    expect(s.body.earliestYear).toBe(2016);
+    expect(s.body.byYear.reduce((a: number, y: any) => a + y.events, 0)).toBe(s.body.totalResolved);
+    expect(s.body.providerTimeShare).toBeGreaterThanOrEqual(0);
+    expect(s.body.providerTimeShare).toBeLessThanOrEqual(1);
+    expect((await t.get(`${PM}/resolved/summary`)).status).toBe(400);
+    expect((await t.get(`${PM}/resolved/summary?source=nowhere`)).status).toBe(400);
+  });
+
+  it('serves three labeled calibration series, each with its methodology', async () => {
+    const r = await t.get(`${PM}/calibration`);
+    expect(r.status).toBe(200);
+    expect(r.body.leadHours).toBe(24);
+    expect(typeof r.body.methodology).toBe('string');
+    expect(r.body.scored.length + r.body.pending.length).toBe(12);
+    for (const s of r.body.scored) {
+      expect(s.reliability).toHaveLength(10);
+      expect(s.calibrationError).toBeGreaterThanOrEqual(0);
+    }
+    expect(r.body.finalPrice).toMatchObject({ basis: 'venue_final_price', methodology: expect.any(String) });
+    const years = r.body.finalPrice.series.flatMap((s: any) => s.years.map((y: any) => y.year));
+    expect(Math.min(...years)).toBe(2016);
+    expect(r.body.ownCapture).toMatchObject({ basis: 'own_last_capture', methodology: expect.any(String) });
+    expect(r.body.ownCapture.leadTimes.length).toBeGreaterThan(0);
+  });
+
+  it('publishes the consensus methodology and the acceptable-use terms', async () => {
+    const m = await t.get(`${PM}/consensus-methodology`);
+    expect(m.body).toMatchObject({ schema: 'svc.consensusMethodology.v1', version: 'consensus_probability_v1', minVenues: 2 });
+    const terms = await t.get('/api/terms');
+    expect(terms.status).toBe(200);
+    expect(JSON.stringify(terms.body)).toMatch(/training, fine-tuning/);
+    const openapi = await t.get('/openapi.json');
+    expect(openapi.body.info.description).toContain('/api/terms');
+  });
+});
+
+describe('canonical events', () => {
+  it('pages clusters with members, orientation and consensus; 400 for a bad cursor; 404 for an unknown key', async () => {
+    const first = await t.get(`${PM}/canonical?limit=5`);
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(5);
+    const c = first.body.data[0];
+    expect(c.canonicalEventId).toMatch(/^pmc_/);
+    expect(c.venueCount).toBeGreaterThanOrEqual(2);
+    expect(c.members.filter((m: any) => m.isAnchor)).toHaveLength(1);
+    expect(c.members.every((m: any) => ['same', 'flipped', 'unknown'].includes(m.orientation))).toBe(true);
+    const second = await t.get(`${PM}/canonical?limit=5&cursor=${first.body.nextCursor}`);
+    expect(second.body.data[0].canonicalEventId).not.toBe(c.canonicalEventId);
+    expect((await t.get(`${PM}/canonical?cursor=bogus`)).status).toBe(400);
+    const one = await t.get(`${PM}/canonical/${c.canonicalEventId}`);
+    expect(one.body.members).toEqual(c.members);
+    expect((await t.get(`${PM}/canonical/pmc_0000000000000000`)).status).toBe(404);
+  });
+});
+
+describe('functions for other parts of the service', () => {
+  it('relatedMarketsForCoin gives up to 3 open BTC markets with 0..1 probabilities', async () => {
+    const list = await relatedMarketsForCoin(t.ctx.database, t.ctx.clock, '1');
+    expect(list.length).toBeGreaterThan(0);
+    expect(list.length).toBeLessThanOrEqual(3);
+    for (const m of list) {
+      expect(m.probability).toBeGreaterThanOrEqual(0);
+      expect(m.probability).toBeLessThanOrEqual(1);
+      expect(m.decisionSupport).toHaveProperty('qualityTier');
+      expect(m.title).toMatch(/Bitcoin/);
+    }
+    expect(await relatedMarketsForCoin(t.ctx.database, t.ctx.clock, '825')).toEqual([]);
+  });
+
+  it('readVenueMarket and forcePmResolution: a forced settlement is final across later ingests', async () => {
+    const e = (await openEvents('&source=polymarket')).find((x) => x.outcomes.length === 2)!;
+    const before = await readVenueMarket(t.ctx.database, t.ctx.clock, 'polymarket', e.slug);
+    expect(before).toMatchObject({ status: 'open', resolution: null, freshness: { status: 'fresh' } });
+    expect(before!.outcomes[0]!.bid).not.toBeNull();
+    expect(before!.spread).toBeGreaterThan(0);
+    const winner = before!.outcomes[1]!.externalMarketId;
+    expect(await forcePmResolution(t.ctx.database, t.ctx.clock, { source: 'polymarket', slug: e.slug, winnerExternalMarketId: winner })).toBe(true);
+    expect(await forcePmResolution(t.ctx.database, t.ctx.clock, { source: 'polymarket', slug: e.slug, winnerExternalMarketId: null })).toBe(false);
+    t.clock.advance(30_000);
+    await t.ingest.run(t.clock.now());
+    const after = await readVenueMarket(t.ctx.database, t.ctx.clock, 'polymarket', e.slug);
+    expect(after).toMatchObject({ status: 'closed', resolution: { state: 'resolved', winnerExternalMarketId: winner, winnerName: 'No' } });
+    expect(await readVenueMarket(t.ctx.database, t.ctx.clock, 'polymarket', 'nope')).toBeNull();
+  });
+});

@@ -1,0 +1,132 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forcePmResolution } from '../../src/pm/api.js';
+import { pmStreamHub } from '../../src/http/routes/pm/stream.js';
+import { createTestApp } from '../support/app.js';
+import { TEST_DATABASE_URL } from '../support/db.js';
+import { createPmApp, type PmTestApp } from '../support/pm-app.js';
+
+interface Stream {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  close(): void;
+}
+
+let t: PmTestApp;
+let port: number;
+
+function open(headers: Record<string, string> = {}, at = port): Promise<Stream> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port: at, path: '/api/prediction-markets/stream', headers }, (res) => {
+      let buf = '';
+      const waiters: (() => void)[] = [];
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buf += chunk;
+        for (const w of waiters.splice(0)) w();
+      });
+      resolve({
+        status: res.statusCode!,
+        headers: res.headers,
+        text: () => buf,
+        waitFor(pattern, timeoutMs = 20_000) {
+          return new Promise((ok, fail) => {
+            const timer = setTimeout(() => fail(new Error(`no ${pattern} in:\n${buf.slice(-2000)}`)), timeoutMs);
+            const check = () => {
+              const m = buf.match(pattern);
+              if (m) {
+                clearTimeout(timer);
+                ok(m[0]);
+              } else waiters.push(check);
+            };
+            check();
+          });
+        },
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The frames of one SSE event name, parsed. */
+function frames(text: string, event: string): { id: number; data: any }[] {
+  return text
+    .split('\n\n')
+    .filter((f) => f.includes(`event: ${event}\n`))
+    .map((f) => ({ id: Number(/^id: (\d+)$/m.exec(f)![1]), data: JSON.parse(/^data: (.*)$/m.exec(f)![1]!) }));
+}
+
+beforeAll(async () => {
+  t = await createPmApp({ config: { publicRpm: 100_000 } });
+  pmStreamHub(t.ctx)!.configure({ heartbeatMs: 40, maxPerIp: 2 });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (t.app.server.address() as { port: number }).port;
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('GET /api/prediction-markets/stream', () => {
+  it('streams a retry hint, heartbeats, deltas, whales and resolutions; resumes from Last-Event-ID; caps streams per IP', async () => {
+    const a = await open();
+    expect(a.status).toBe(200);
+    expect(a.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(a.text().startsWith('retry: 5000\n')).toBe(true);
+    await a.waitFor(/: hb \d{4}-\d\d-\d\dT/);
+
+    t.clock.advance(3 * 3_600_000);
+    await t.ingest.run(t.clock.now());
+    await a.waitFor(/event: deltas\n/);
+    await a.waitFor(/event: whale\n/);
+    const deltas = frames(a.text(), 'deltas')[0]!;
+    expect(deltas.data.deltas.length).toBeGreaterThan(0);
+    expect(deltas.data.deltas[0]).toMatchObject({ source: expect.any(String), slug: expect.any(String), title: expect.any(String), priceChange24h: expect.any(Number), volume24h: expect.any(Number) });
+    const whale = frames(a.text(), 'whale')[0]!;
+    expect(whale.data.trades[0]).toMatchObject({ marketQuestion: expect.any(String), usdValue: expect.any(Number), event: { source: expect.any(String) } });
+
+    const market = deltas.data.deltas[0];
+    await forcePmResolution(t.ctx.database, t.ctx.clock, { source: market.source, slug: market.slug, winnerExternalMarketId: null });
+    await a.waitFor(new RegExp(`"slug":"${market.slug}","title"[^\n]*"resolutionState":"voided"`));
+    const res = frames(a.text(), 'resolution').find((f) => f.data.resolutions.some((r: any) => r.slug === market.slug))!;
+    expect(res.data.resolutions[0]).toMatchObject({ source: market.source, slug: market.slug, resolutionState: 'voided' });
+
+    // Event ids increase; a client resuming after the deltas event gets exactly what followed.
+    const ids = a.text().split('\n').filter((l) => l.startsWith('id: ')).map((l) => Number(l.slice(4)));
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    const b = await open({ 'Last-Event-ID': String(deltas.id) });
+    await b.waitFor(/event: resolution\n/);
+    expect(frames(b.text(), 'deltas')).toHaveLength(0);
+    expect(frames(b.text(), 'resolution').map((f) => f.id)).toEqual([res.id]);
+
+    // Two streams from this IP are open: the third is refused.
+    const c = await open();
+    expect(c.status).toBe(503);
+    await c.waitFor(/stream_at_capacity/);
+    c.close();
+    a.close();
+    b.close();
+  }, 60_000);
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('stream fan-out across API processes (PostgreSQL LISTEN/NOTIFY)', () => {
+  it('an event written by one process reaches the streams of another', async () => {
+    const database = await t.testDb.openAnother();
+    const other = await createTestApp({ testDb: { ...t.testDb, database }, clock: t.clock, config: { publicRpm: 100_000 } });
+    try {
+      await other.app.listen({ port: 0, host: '127.0.0.1' });
+      const s = await open({}, (other.app.server.address() as { port: number }).port);
+      expect(s.status).toBe(200);
+      t.clock.advance(60_000);
+      await t.ingest.run(t.clock.now());
+      await s.waitFor(/event: deltas\n/);
+      s.close();
+    } finally {
+      await other.app.close();
+      await database.close();
+    }
+  }, 60_000);
+});
+if (!TEST_DATABASE_URL) console.log('pm-stream: cross-process fan-out test skipped (set TEST_DATABASE_URL to run it on PostgreSQL)');

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PmIngest } from '../../src/pm/ingest.js';
+import { KALSHI_URL, parseKalshi } from '../../src/pm/live/kalshi.js';
+import { MANIFOLD_URL, parseManifold } from '../../src/pm/live/manifold.js';
+import { POLYMARKET_URL, parsePolymarket } from '../../src/pm/live/polymarket.js';
+import { liveAdapters } from '../../src/pm/live/index.js';
+import { SimWorld } from '../../src/pm/sim/world.js';
+import { loadPmMarkets, venueHealth } from '../../src/storage/pm-repo.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+const fixture = (path: string) => JSON.parse(readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8'));
+const NOW = Date.UTC(2026, 10, 22, 12);
+
+/** A fetch that serves the recorded responses and fails the venues named in `down`. No network. */
+function recordedFetch(down: Set<string>): typeof fetch {
+  const routes: Record<string, unknown> = {
+    [POLYMARKET_URL]: fixture('polymarket/markets.json'),
+    [KALSHI_URL]: fixture('kalshi/markets.json'),
+    [MANIFOLD_URL]: fixture('manifold/search-markets.json'),
+  };
+  return (async (input: string | URL | Request) => {
+    const url = String(input);
+    const host = new URL(url).host;
+    if ([...down].some((d) => host.includes(d))) return new Response('upstream unavailable', { status: 503 });
+    if (!(url in routes)) throw new Error(`unexpected request to ${url}`);
+    return new Response(JSON.stringify(routes[url]), { status: 200, headers: { 'content-type': 'application/json' } });
+  }) as typeof fetch;
+}
+
+describe('live venue adapters (recorded responses)', () => {
+  it('parses Polymarket Gamma markets (binary and multi-outcome; skips unpriced)', () => {
+    const markets = parsePolymarket(fixture('polymarket/markets.json'), NOW);
+    expect(markets).toHaveLength(2);
+    const btc = markets[0]!;
+    expect(btc).toMatchObject({ source: 'polymarket', kind: 'binary', status: 'open', category: 'crypto', coinIds: ['1'], volume24h: 523456.78, liquidity: 412345.67 });
+    expect(btc.outcomes[0]).toMatchObject({ name: 'Yes', probability: 8.5, bid: 8.4, ask: 8.6 });
+    expect(btc.outcomes[1]).toMatchObject({ name: 'No', probability: 91.5, bid: 91.4, ask: 91.6 });
+    expect(markets[1]!.kind).toBe('multi');
+    expect(markets[1]!.outcomes.map((o) => o.probability)).toEqual([2, 61, 36, 1]);
+  });
+
+  it('parses Kalshi markets (cents → points, liquidity in dollars)', () => {
+    const markets = parseKalshi(fixture('kalshi/markets.json'), NOW);
+    expect(markets).toHaveLength(2);
+    expect(markets[0]).toMatchObject({ source: 'kalshi', slug: 'kxbtcd-26dec31-t120000', coinIds: ['1'], liquidity: 28997.12 });
+    expect(markets[0]!.outcomes[0]).toMatchObject({ probability: 28, bid: 27, ask: 29 });
+    expect(markets[0]!.outcomes[1]).toMatchObject({ probability: 72, bid: 71, ask: 73 });
+  });
+
+  it('parses Manifold binary markets and skips other types', () => {
+    const markets = parseManifold(fixture('manifold/search-markets.json'), NOW);
+    expect(markets).toHaveLength(1);
+    expect(markets[0]).toMatchObject({ source: 'manifold', coinIds: ['1', '1027'], status: 'open' });
+    expect(markets[0]!.outcomes.map((o) => o.probability)).toEqual([7.3, 92.7]);
+  });
+
+  it('rejects a response of the wrong shape', () => {
+    expect(() => parsePolymarket({ error: 'x' }, NOW)).toThrow();
+    expect(() => parseKalshi([], NOW)).toThrow();
+  });
+});
+
+describe('ingest with a failing venue', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a failing venue degrades only its own freshness', async () => {
+    const down = new Set<string>();
+    const sim = new SimWorld('live-test', 'realistic').adapters().filter((a) => a.source === 'rothera');
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-test', profile: 'realistic', adapters: [...liveAdapters(recordedFetch(down)), ...sim] });
+    await ingest.run(NOW);
+    const first = await loadPmMarkets(t.ctx.database.db);
+    expect(new Set(first.map((m) => m.source))).toEqual(new Set(['polymarket', 'kalshi', 'manifold', 'rothera']));
+
+    down.add('kalshi');
+    await ingest.run(NOW + 120_000);
+    const health = new Map((await venueHealth(t.ctx.database.db)).map((h) => [h.source, h]));
+    expect(health.get('kalshi')).toMatchObject({ consecutiveFailures: 1, lastSuccessAt: new Date(NOW) });
+    expect(health.get('kalshi')!.lastError).toMatch(/503/);
+    expect(health.get('polymarket')).toMatchObject({ consecutiveFailures: 0, lastSuccessAt: new Date(NOW + 120_000) });
+    const rows = await loadPmMarkets(t.ctx.database.db);
+    const last = (s: string) => rows.filter((r) => r.source === s).map((r) => r.updatedAt.getTime());
+    expect(Math.max(...last('kalshi'))).toBe(NOW);
+    expect(Math.max(...last('polymarket'))).toBe(NOW + 120_000);
+    expect(Math.max(...last('rothera'))).toBe(NOW + 120_000);
+  });
+});
