@@ -20,7 +20,7 @@ async function start(): Promise<{ child: ChildProcess; base: string }> {
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
-  await expect.poll(() => out, { timeout: 60_000, interval: 100 }).toMatch(/ready \d+/);
+  await expect.poll(() => out, { timeout: 120_000, interval: 100 }).toMatch(/ready \d+/); // generous: the machine may be busy
   return { child, base: `http://127.0.0.1:${/ready (\d+)/.exec(out)![1]}` };
 }
 
@@ -78,5 +78,5 @@ describe('SIGKILL during futures opens and closes', () => {
     } finally {
       await database.close();
     }
-  }, 180_000);
+  }, 300_000);
 });

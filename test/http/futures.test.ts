@@ -14,8 +14,7 @@ const ik = () => `ik-${(seq += 1)}`;
 
 beforeAll(async () => {
   // Budgets raised so the tests measure futures behaviour, not rate limits.
-  t = await createTestApp({ config: { agentRpm: 100_000, tradeWpm: 100_000 } });
-  defaults = await createTestApp();
+  [t, defaults] = await Promise.all([createTestApp({ config: { agentRpm: 100_000, tradeWpm: 100_000 } }), createTestApp()]);
   for (const app of [t, defaults]) {
     app.market.set('1', 50_000, app.clock.now());
     app.market.set('1027', 2_000, app.clock.now());
