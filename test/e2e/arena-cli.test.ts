@@ -56,5 +56,5 @@ describe('competitions CLI', () => {
       server.kill('SIGTERM');
       await new Promise((resolve) => server.once('exit', resolve));
     }
-  }, 240_000);
+  }, 400_000);
 });

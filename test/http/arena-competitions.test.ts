@@ -6,7 +6,7 @@ import { agentKey, trade, trades } from '../support/arena.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-describe('Competitions', () => {
+describe('Competitions', { timeout: 120_000 }, () => {
   let t: TestApp;
   let a: number;
   let b: number;
@@ -49,8 +49,8 @@ describe('Competitions', () => {
     await trades(db, b, 'futures', [500], start + 3 * HOUR);
     await trade(db, c, 'spot', null, start + 3 * HOUR);
     await trades(db, outsider, 'spot', [9999], start + HOUR);
-  });
-  afterAll(() => t.close());
+  }, 300_000);
+  afterAll(() => t?.close(), 120_000);
 
   it('lists featured and public competitions, never unlisted ones', async () => {
     const { status, body } = await get('/api/competitions');
@@ -124,7 +124,7 @@ describe('Competitions', () => {
   });
 });
 
-describe('Arena public reads are keyless with a per-IP budget', () => {
+describe('Arena public reads are keyless with a per-IP budget', { timeout: 120_000 }, () => {
   it('answers 429 with Retry-After once the per-IP budget is spent', async () => {
     const t = await createTestApp({ config: { publicRpm: 2 } });
     try {

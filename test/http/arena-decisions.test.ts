@@ -16,7 +16,7 @@ function jcs(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${jcs((value as Record<string, unknown>)[k])}`).join(',')}}`;
 }
 
-describe('Decision records, the decisions dataset and artifacts', () => {
+describe('Decision records, the decisions dataset and artifacts', { timeout: 120_000 }, () => {
   let t: TestApp;
   let pub: number;
   let priv: number;
@@ -90,8 +90,8 @@ describe('Decision records, the decisions dataset and artifacts', () => {
     await settle(uuids.private!, 'won', 66.67);
     await settle(uuids.revoked!, 'won', 66.67);
     await revokeKey(db, revoked, new Date(t.clock.now()));
-  });
-  afterAll(() => t.close());
+  }, 300_000);
+  afterAll(() => t?.close(), 120_000);
 
   it('serves only resolved public-agent decisions, with Brier scores computed at settlement', async () => {
     const { status, body, headers } = await get('/api/arena/decisions');

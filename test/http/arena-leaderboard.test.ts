@@ -16,7 +16,7 @@ import { agentKey, trade, trades } from '../support/arena.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-describe('Arena leaderboard and profiles', () => {
+describe('Arena leaderboard and profiles', { timeout: 120_000 }, () => {
   let t: TestApp;
   let ids: Record<string, number>;
   const get = async (url: string) => {
@@ -49,8 +49,8 @@ describe('Arena leaderboard and profiles', () => {
     // delta: 6 decided, net -200, yesterday.
     await trades(db, ids.delta!, 'spot', [-100, -100, -100, 50, 25, 25], now - DAY - HOUR);
     await trades(db, ids.hidden!, 'spot', [9000, 9000, 9000, 9000, 9000], now - HOUR);
-  });
-  afterAll(() => t.close());
+  }, 300_000);
+  afterAll(() => t?.close(), 120_000);
 
   it('ranks qualified agents by PnL x Wilson lower bound, then the rest; private keys never appear', async () => {
     const { status, body, headers } = await get('/api/arena');

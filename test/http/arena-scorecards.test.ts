@@ -8,7 +8,7 @@ import { canonicalJson, sha256Hex } from '../../src/util/canonical-json.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { agentKey, trades } from '../support/arena.js';
 
-describe('Scorecards and scorecard runs', () => {
+describe('Scorecards and scorecard runs', { timeout: 120_000 }, () => {
   let t: TestApp;
   let pub: number;
   let thin: number;
@@ -44,8 +44,8 @@ describe('Scorecards and scorecard runs', () => {
       [pub, 70, 40, null],
       [gone, 70, 40, 'won'],
     );
-  });
-  afterAll(() => t.close());
+  }, 300_000);
+  afterAll(() => t?.close(), 120_000);
 
   it('serves both tracks; Track B stays insufficient below 20 settled forecasts', async () => {
     const { status, body, headers } = await get(`/api/arena/agents/a${pub}-forecaster/scorecard`);
