@@ -20,7 +20,7 @@ beforeAll(async () => {
     app.market.set('1027', 2_000, app.clock.now());
     app.market.set('5426', 100, app.clock.now());
   }
-});
+}, 180_000); // building the apps (fresh databases, every migration) is slow on a busy machine
 afterAll(async () => {
   await t.close();
   await defaults.close();

@@ -18,7 +18,7 @@ let seq = 0;
 beforeAll(async () => {
   t = await createTestApp({ config: { agentRpm: 100_000, tradeWpm: 100_000 } });
   riskJob = buildJobs({ database: t.ctx.database, market: t.market }).find((j) => j.name === 'futures-risk')!;
-});
+}, 180_000); // building the apps (fresh databases, every migration) is slow on a busy machine
 afterAll(async () => {
   await t.close();
 });
