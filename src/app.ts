@@ -71,6 +71,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     return503OnClosing: true,
+    // Plugins (the docs page among them) may take a while to start on a busy machine.
+    pluginTimeout: 60_000,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const rateLimits =

@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describe('market tape', () => {
   it('records a header and one snapshot of every coin per step, with Fear & Greed and fiat rates', () => {
-    expect(tape.header).toMatchObject({ tape: 'paper-arena.market-tape.v1', source: 'sim:test-seed', startMs: START, endMs: START + 300_000, coins: 7, everySeconds: 10 });
+    expect(tape.header).toMatchObject({ tape: 'paper-arena.market-tape.v1', source: 'sim:test-seed', startMs: START, endMs: START + 300_000, coins: smallUniverse().length, everySeconds: 10 });
     expect(tape.snapshots).toHaveLength(31);
     const first = tape.snapshots[0]!;
     expect(first.tMs).toBe(START);
