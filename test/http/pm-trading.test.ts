@@ -9,11 +9,13 @@ import { findDecisionByPosition } from '../../src/storage/arena-decisions-repo.j
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { pmMarkets } from '../../src/storage/schema.js';
-import { bearer, createTestApp } from '../support/app.js';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { createPmApp, type PmTestApp } from '../support/pm-app.js';
 import { keyedRouteSecurity } from '../support/security.js';
 
 let t: PmTestApp;
+/** Default budgets (no PM data) for the shared security suite's rate-limit checks. */
+let defaults: TestApp;
 let seq = 0;
 const ik = () => `pm-ik-${(seq += 1)}`;
 /** Open binary markets on trading venues, priced inside 10..90 on the first outcome. */
@@ -30,9 +32,11 @@ beforeAll(async () => {
     })
     .filter((m) => m.p > 10 && m.p < 90);
   expect(markets.length).toBeGreaterThan(4);
-}, 120_000);
+  defaults = await createTestApp();
+}, 180_000);
 afterAll(async () => {
   await t.close();
+  await defaults.close();
 });
 
 const post = (key: string, path: string, payload: object) =>
@@ -180,7 +184,7 @@ describe('POST /api/agent/pm/open', () => {
     } finally {
       await off.close();
     }
-  });
+  }, 120_000);
 });
 
 describe('positions, equity and settlement', () => {
@@ -243,10 +247,15 @@ describe('positions, equity and settlement', () => {
     ]);
 
     const dWon = (await findDecisionByPosition(t.ctx.database.db, String(yes.id)))!;
-    expect(dWon).toMatchObject({ settlementLabel: 'won', brier: brierOf(a.p, 'won'), agentBrier: brierOf(80, 'won'), edgePoints: 80 - a.p });
+    expect(dWon.settlementLabel).toBe('won');
+    expect(dWon.brier).toBeCloseTo(brierOf(a.p, 'won')!, 12);
+    expect(dWon.agentBrier).toBeCloseTo(brierOf(80, 'won')!, 12);
+    expect(dWon.edgePoints).toBeCloseTo(80 - a.p, 6);
+    expect(dWon.settledAt).toBe(won.settledAt);
     expect(Number(dWon.pnlMusd)).toBeCloseTo(yes.sharesMusd - 100, 6);
     const dLost = (await findDecisionByPosition(t.ctx.database.db, String(no.id)))!;
-    expect(dLost).toMatchObject({ settlementLabel: 'lost', brier: brierOf(100 - a.p, 'lost'), agentBrier: null, edgePoints: null });
+    expect(dLost).toMatchObject({ settlementLabel: 'lost', agentBrier: null, edgePoints: null });
+    expect(dLost.brier).toBeCloseTo(brierOf(100 - a.p, 'lost')!, 12);
     const dVoid = (await findDecisionByPosition(t.ctx.database.db, String(voided.id)))!;
     expect(dVoid).toMatchObject({ settlementLabel: 'void', brier: null });
     // The hash still verifies after settlement (stamps are outside it), and records cannot be edited.
@@ -300,8 +309,8 @@ describe('GET /api/agent/pm/discover', () => {
 
 // The shared security suite on every PM trading route.
 const m0 = () => markets[0]!;
-keyedRouteSecurity(() => t, { method: 'POST', url: '/api/agent/pm/quote', scope: 'read', payload: () => ({ source: m0().source, slug: m0().slug, outcomeExternalMarketId: m0().yesId, stakeMusd: 10 }) });
-keyedRouteSecurity(() => t, { method: 'POST', url: '/api/agent/pm/open', scope: 'trade:pm', tradeWrite: true, payload: () => openBody(m0(), { stakeMusd: 10 }) });
-keyedRouteSecurity(() => t, { method: 'GET', url: '/api/agent/positions/pm', scope: 'read' });
-keyedRouteSecurity(() => t, { method: 'GET', url: '/api/agent/pm/discover', scope: 'read' });
-keyedRouteSecurity(() => t, { method: 'POST', url: '/api/agent/pm/opportunity', scope: 'read', payload: { kind: 'abstained' } });
+keyedRouteSecurity(() => defaults, { method: 'POST', url: '/api/agent/pm/quote', scope: 'read', payload: () => ({ source: m0().source, slug: m0().slug, outcomeExternalMarketId: m0().yesId, stakeMusd: 10 }) });
+keyedRouteSecurity(() => defaults, { method: 'POST', url: '/api/agent/pm/open', scope: 'trade:pm', tradeWrite: true, payload: () => openBody(m0(), { stakeMusd: 10 }) });
+keyedRouteSecurity(() => defaults, { method: 'GET', url: '/api/agent/positions/pm', scope: 'read' });
+keyedRouteSecurity(() => defaults, { method: 'GET', url: '/api/agent/pm/discover', scope: 'read' });
+keyedRouteSecurity(() => defaults, { method: 'POST', url: '/api/agent/pm/opportunity', scope: 'read', payload: { kind: 'abstained' } });
