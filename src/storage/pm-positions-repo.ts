@@ -157,3 +157,8 @@ export async function lockAndFindOpportunity(tx: Tx, keyId: number, decisionId: 
   );
   return row?.uuid ?? null;
 }
+
+export async function countOpenPositionsOfMarket(db: Queryable, source: string, slug: string): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pm_positions where source = ${source} and event_slug = ${slug} and status = 'open'`);
+  return row?.n ?? 0;
+}

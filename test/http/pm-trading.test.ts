@@ -268,6 +268,31 @@ describe('positions, equity and settlement', () => {
   });
 });
 
+describe('decisions dataset, artifact and event detail', () => {
+  it('shows a public agent\'s settled PM decision, its verifiable artifact and its open holding', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm'], { agentName: 'pm-bot', public: true });
+    const m = markets[6] ?? markets[0]!;
+    const pos = (await post(key, 'open', openBody(m, { forecastProbability: 65, thesis: 'public thesis' }))).json().position;
+    const detail = (await t.get(`/api/prediction-markets/events/${m.source}/${m.slug}`)).body as Record<string, any>;
+    expect(detail.agentsTradingMarket?.agents?.map((a: { handle: string }) => a.handle) ?? []).toContain(`a${keyId}-pm-bot`);
+    const d = (await findDecisionByPosition(t.ctx.database.db, String(pos.id)))!;
+    const artifact = await t.get(`/api/arena/decisions/${d.decisionUuid}`);
+    expect(artifact.status).toBe(200);
+    expect(artifact.body).toMatchObject({ decisionUuid: d.decisionUuid, opportunityKind: 'opened', contentHash: d.contentHash, thesis: 'public thesis', settlementLabel: null });
+    t.clock.advance(1000);
+    await forcePmResolution(t.ctx.database, t.clock, { source: m.source, slug: m.slug, winnerExternalMarketId: m.noId });
+    await settlePmPositions(t.ctx.database, t.clock.now());
+    const after = (await t.get(`/api/arena/decisions/${d.decisionUuid}`)).body as Record<string, any>;
+    expect(after).toMatchObject({ settlementLabel: 'lost', contentHash: d.contentHash });
+    const picked: Record<string, unknown> = {};
+    for (const f of after.contentHashFields as string[]) picked[f] = after[f];
+    expect(decisionContentHash(picked, after.contentHashFields)).toBe(d.contentHash);
+    const dataset = (await t.get(`/api/arena/decisions?agent=a${keyId}-pm-bot`)).body as { decisions: Record<string, any>[] };
+    expect(dataset.decisions.map((x) => x.decisionUuid)).toEqual([d.decisionUuid]);
+    expect(dataset.decisions[0]).toMatchObject({ result: 'lost', agentForecastProbability: 65, realizedPaperTrade: { positionId: String(pos.id), stakeMusd: 100, realizedPnlMusd: -100 } });
+  });
+});
+
 describe('POST /api/agent/pm/opportunity', () => {
   it('records abstained / forecast_only once per decisionId and refuses a forecast on other kinds', async () => {
     const { key, keyId } = await t.newKey(['read']);

@@ -16,7 +16,8 @@ import {
 } from '../../../services/pm-trading.js';
 import { discoverPm, DISCOVER_SORTS } from '../../../services/pm-trading-discover.js';
 import { recordOpportunity } from '../../../services/pm-trading-opportunity.js';
-import { readVenueMarket, type VenueMarketRead } from '../../../pm/api.js';
+import { readVenueMarket, registerAgentsTradingMarket, type VenueMarketRead } from '../../../pm/api.js';
+import { agentsHoldingMarket } from '../../../services/pm-trading-holders.js';
 import { listPmPositions, PM_POSITIONS_LIST_MAX } from '../../../storage/pm-positions-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
@@ -69,6 +70,8 @@ const PositionEnvelope = Type.Object({ position: PositionSchema, idempotentRepla
 
 export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
+    // Event detail lists the public agents holding a market.
+    registerAgentsTradingMarket(agentsHoldingMarket);
     app.post(
       PM_QUOTE_URL,
       {
