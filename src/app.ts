@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { pmTradingRoutes } from './http/routes/agent/pm.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config/env.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(adminRoutes(ctx));
   await app.register(meRoute);
   await app.register(ledgerRoutes(ctx));
+  await app.register(pmTradingRoutes(ctx));
   await app.register(spotRoutes(ctx));
   await app.register(accountRoutes(ctx));
   await app.register(historyRoutes(ctx));

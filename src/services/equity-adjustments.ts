@@ -9,7 +9,8 @@ import type { Decimal } from '../domain/money.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import type { Queryable } from '../storage/db.js';
 import { futuresEquityAdjustment } from './futures-equity.js';
+import { pmEquityAdjustment } from './pm-trading-equity.js';
 
 export type EquityAdjustment = (db: Queryable, keyId: number, market: MarketFeed, nowMs: number) => Promise<Decimal>;
 
-export const equityAdjustments: EquityAdjustment[] = [futuresEquityAdjustment];
+export const equityAdjustments: EquityAdjustment[] = [futuresEquityAdjustment, pmEquityAdjustment];

@@ -1,4 +1,5 @@
 import { RETENTION_DAYS } from '../ledger/run-manifest.js';
+import { pmSettlementJob } from '../services/pm-trading-settlement.js';
 import type { Database } from '../storage/db.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import { pmJobs, type PmJobConfig } from '../pm/jobs.js';
@@ -57,6 +58,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     },
     futuresRiskJob(deps),
     ...arenaJobs(deps),
+    pmSettlementJob(deps),
     ...pmJobs(deps.database, deps.config ?? { simSeed: 'paper-arena', simProfile: 'realistic', marketData: { kind: 'sim' } }),
   ];
   if (deps.marketReads && deps.houseAgents !== false) jobs.push(houseAgentsJob({ database: deps.database, reads: deps.marketReads, futuresOpenEnabled: deps.futuresOpenEnabled }));

@@ -1,0 +1,101 @@
+/**
+ * PM entry gates and settlement arithmetic (supplement 1.0 PmQuality, 3.5). Pure: the
+ * caller hands over the venue market as read and the time.
+ * Probabilities in points (0..100).
+ */
+import type { Freshness } from '../freshness.js';
+import { Decimal } from '../money.js';
+import type { PmSide } from './pricing.js';
+
+export const PM_QUALITY_POLICY_VERSION = 'pm-quality-2';
+/** An assessment older than this blocks opens as `quality_state_stale` [ours]. */
+export const PM_QUALITY_MAX_AGE_MS = 2 * 3_600_000;
+/** A leader at or above this is effectively decided (`pinned`) [ours]. */
+export const PM_PINNED_THRESHOLD = 97;
+
+export interface GateOutcome {
+  externalMarketId: string;
+  name: string;
+  probability: number;
+  bid: number | null;
+  ask: number | null;
+}
+
+/** What the gates read of one venue market (a subset of `readVenueMarket`). */
+export interface GateMarket {
+  supportsTrading: boolean;
+  kind: 'binary' | 'multi';
+  status: 'open' | 'closed';
+  outcomes: GateOutcome[];
+  lastCaptureAt: string | null;
+  freshness: Freshness;
+  resolution: { state: 'resolved' | 'voided'; winnerExternalMarketId: string | null } | null;
+}
+
+export interface PmQuality {
+  decisionEligible: boolean;
+  warningReasons: string[];
+  blockReasons: string[];
+  policyVersion: string;
+  assessedAt: string | null;
+}
+
+const priced = (p: number) => p > 0 && p < 100;
+
+/** The quality verdict on a market's latest capture; null when it was never captured (no assessment). */
+export function pmQuality(m: GateMarket): PmQuality | null {
+  if (m.lastCaptureAt === null) return null;
+  const block: string[] = [];
+  if (m.status !== 'open' || m.resolution) block.push('not_open');
+  if (m.freshness.status === 'stale') block.push('stale_freshness');
+  if (m.freshness.status === 'unknown') block.push('freshness_unknown');
+  const usable = m.outcomes.filter((o) => priced(o.probability));
+  if (m.outcomes.length === 0 || usable.length === 0) block.push('unpriced');
+  else if (m.outcomes.some((o) => !priced(o.probability) && o.bid === null && o.ask === null)) block.push('dead_zero');
+  const warn: string[] = [];
+  if (m.freshness.status === 'lagging') warn.push('lagging_freshness');
+  return { decisionEligible: block.length === 0, warningReasons: warn, blockReasons: block, policyVersion: PM_QUALITY_POLICY_VERSION, assessedAt: m.lastCaptureAt };
+}
+
+/** Shape codes (supplement 3.5 [ours]): can this outcome be entered at all, whatever the stake. */
+export function shapeBlockReasons(m: GateMarket, outcome: GateOutcome | null): string[] {
+  const out: string[] = [];
+  if (!m.supportsTrading) out.push('venue_not_tradeable');
+  if (m.kind !== 'binary') out.push('not_binary');
+  if (m.resolution) out.push('event_settled');
+  else if (m.status !== 'open') out.push('event_not_open');
+  if (outcome && !priced(outcome.probability)) out.push('outcome_unpriced');
+  return out;
+}
+
+/** The quality gate an open must pass (quotes preview it as `openBlocked`). */
+export function qualityGateReasons(quality: PmQuality | null, nowMs: number): string[] {
+  if (!quality || quality.assessedAt === null) return ['quality_state_missing'];
+  if (nowMs - Date.parse(quality.assessedAt) > PM_QUALITY_MAX_AGE_MS) return ['quality_state_stale'];
+  return quality.decisionEligible ? [] : [...quality.blockReasons];
+}
+
+/** Floor on the chosen-side mid (before costs). */
+export function floorBlockReasons(entryProbability: number | null, floor: number | undefined): string[] {
+  if (floor === undefined) return [];
+  if (entryProbability === null || !priced(entryProbability)) return ['entry_price_unavailable'];
+  return entryProbability < floor ? ['entry_below_floor'] : [];
+}
+
+export function isPinned(m: GateMarket): boolean {
+  return m.outcomes.some((o) => o.probability >= PM_PINNED_THRESHOLD);
+}
+
+export type PmSettlementStatus = 'won' | 'lost' | 'void_refunded';
+
+/**
+ * Outcome of a position when its market resolves: the backed outcome winning pays the YES
+ * side, any other winner pays the NO side; a void (no winner) refunds the stake.
+ */
+export function settlePosition(side: PmSide, outcomeId: string, winnerId: string | null, stake: Decimal, shares: Decimal): { status: PmSettlementStatus; payout: Decimal; pnl: Decimal } {
+  if (winnerId === null) return { status: 'void_refunded', payout: stake, pnl: new Decimal(0) };
+  const yesWins = winnerId === outcomeId;
+  const won = side === 'yes' ? yesWins : !yesWins;
+  const payout = won ? shares : new Decimal(0);
+  return { status: won ? 'won' : 'lost', payout, pnl: payout.minus(stake) };
+}

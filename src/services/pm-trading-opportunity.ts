@@ -1,0 +1,76 @@
+/** `POST /api/agent/pm/opportunity`: self-reported non-opened decisions, deduplicated on (key, decisionId). */
+import type { AppContext } from '../http/context.js';
+import { readVenueMarket } from '../pm/api.js';
+import { findDecisionByUuid, recordDecision, type DecisionRow } from '../storage/arena-decisions-repo.js';
+import { lockAndFindOpportunity } from '../storage/pm-positions-repo.js';
+
+export interface OpportunityReport {
+  kind: 'abstained' | 'forecast_only' | 'quote_expired';
+  source?: string;
+  slug?: string;
+  outcomeExternalMarketId?: string;
+  side?: 'yes' | 'no';
+  forecastProbability?: number;
+  marketProbability?: number;
+  reasonCode?: string;
+  cohort?: { universeSize?: number; horizon?: string };
+  decisionId?: string;
+  runId?: string;
+  thesis?: string;
+  agentTrace?: { runId?: string | null; decisionId?: string | null } | null;
+  provenance?: unknown;
+}
+
+const LEGACY_RESULT = { abstained: 'abstained', forecast_only: 'quoted', quote_expired: 'rejected' } as const;
+
+export async function recordOpportunity(ctx: AppContext, keyId: number, r: OpportunityReport): Promise<{ replay: boolean; body: Record<string, unknown> & { decisionUuid: string } }> {
+  const nowMs = ctx.clock.now();
+  // Title and outcome name come from our own data when the subject market is known.
+  const market = r.source && r.slug ? await readVenueMarket(ctx.database, ctx.clock, r.source, r.slug) : null;
+  const outcome = market?.outcomes.find((o) => o.externalMarketId === r.outcomeExternalMarketId);
+  const decisionId = r.decisionId ?? r.agentTrace?.decisionId ?? null;
+  const receipt = (d: DecisionRow, replay: boolean) => ({
+    replay,
+    body: {
+      decisionUuid: d.decisionUuid,
+      opportunityKind: d.opportunityKind,
+      result: LEGACY_RESULT[d.opportunityKind as OpportunityReport['kind']] ?? d.opportunityKind,
+      idempotentReplay: replay,
+      thesis: d.thesis,
+      contentHash: d.contentHash,
+      schemaVersion: d.schemaVersion,
+    },
+  });
+  return ctx.database.db.transaction(async (tx) => {
+    if (decisionId !== null) {
+      const existing = await lockAndFindOpportunity(tx, keyId, decisionId);
+      if (existing) return receipt((await findDecisionByUuid(tx, existing))!, true);
+    }
+    const d = await recordDecision(tx, {
+      keyId,
+      opportunityKind: r.kind,
+      reasonCode: r.reasonCode ?? null,
+      venue: r.source ?? null,
+      eventTitle: market?.title ?? null,
+      eventSlug: r.slug ?? null,
+      eventId: market ? `${market.source}/${market.slug}` : null,
+      side: r.side ?? (r.outcomeExternalMarketId ? 'yes' : null),
+      chosenOutcome: outcome?.name ?? null,
+      agentForecastProbability: r.forecastProbability ?? null,
+      thesis: r.thesis ?? null,
+      marketProbability: r.marketProbability ?? null,
+      runId: r.runId ?? r.agentTrace?.runId ?? null,
+      decisionId,
+      decisionContext: {
+        kind: 'opportunity_cohort',
+        v: 1,
+        capturedAt: new Date(nowMs).toISOString(),
+        universeSize: r.cohort?.universeSize ?? null,
+        horizon: r.cohort?.horizon ?? null,
+      },
+      provenance: (r.provenance as Record<string, unknown> | undefined) ?? null,
+      createdAtMs: nowMs,
+    });
+    return receipt(d, false);
+  });
+}

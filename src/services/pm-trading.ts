@@ -1,0 +1,329 @@
+/**
+ * Mock PM trading (supplement 1.9, 1.10, 2.5, 3.5): quotes from the venue market as stored,
+ * opens inside the idempotent transaction (the quote is re-read and re-checked there), and
+ * the PM position view.
+ */
+import { floorBlockReasons, pmQuality, qualityGateReasons, shapeBlockReasons, type PmQuality } from '../domain/pm/gates.js';
+import { chosenSideMid, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
+import { Decimal } from '../domain/money.js';
+import { blocked, notFound } from '../http/errors.js';
+import { readVenueMarket, type VenueMarketRead } from '../pm/api.js';
+import { decisionSupport, type DecisionSupport } from '../pm/decision-support.js';
+import { recordDecision, type DecisionRow } from '../storage/arena-decisions-repo.js';
+import { lockWallet, postCash } from '../storage/books-repo.js';
+import type { Database, Tx } from '../storage/db.js';
+import { insertPmPosition, type PmPositionRow } from '../storage/pm-positions-repo.js';
+import type { Clock } from '../util/clock.js';
+
+export interface PmQuoteInput {
+  source: string;
+  slug: string;
+  outcomeExternalMarketId: string;
+  side?: PmSide;
+  stakeMusd: number;
+  forecastProbability?: number;
+  bankrollMusd?: number;
+  minEntryProbabilityPct?: number;
+}
+
+type Outcome = VenueMarketRead['outcomes'][number];
+
+/** Everything a quote or an open decides from one read of the market. */
+export interface PmPricing {
+  market: VenueMarketRead;
+  outcome: Outcome;
+  side: PmSide;
+  stake: Decimal;
+  entryProbability: number | null;
+  fill: PmFill | null;
+  /** shape + floor + stake minimum (quote `blockReasons`) */
+  blockReasons: string[];
+  quality: PmQuality | null;
+  openBlockReasons: string[];
+  decisionSupport: DecisionSupport;
+  nowMs: number;
+}
+
+const priced = (p: number) => p > 0 && p < 100;
+
+export function pricePm(market: VenueMarketRead, input: PmQuoteInput, nowMs: number): PmPricing {
+  const outcome = market.outcomes.find((o) => o.externalMarketId === input.outcomeExternalMarketId);
+  if (!outcome) throw notFound('outcome_not_found', `no outcome ${input.outcomeExternalMarketId} on ${market.source}/${market.slug}`);
+  const side = input.side ?? 'yes';
+  const stake = new Decimal(input.stakeMusd);
+  const usable = priced(outcome.probability) && !market.resolution && market.status === 'open';
+  const entryProbability = priced(outcome.probability) ? chosenSideMid(side, outcome.probability) : null;
+  const fill = usable
+    ? pmFill(side, { outcomeProbability: outcome.probability, spreadPoints: outcomeSpread(outcome) ?? market.spread ?? 0, liquidityUsd: market.liquidity }, stake)
+    : null;
+  const blockReasons = [...shapeBlockReasons(market, outcome), ...floorBlockReasons(entryProbability, input.minEntryProbabilityPct)];
+  if (stake.lessThan(PM_MIN_STAKE_MUSD)) blockReasons.push('stake_below_min');
+  const quality = pmQuality(market);
+  const leader = Math.max(...market.outcomes.map((o) => o.probability));
+  return {
+    market,
+    outcome,
+    side,
+    stake,
+    entryProbability,
+    fill,
+    blockReasons,
+    quality,
+    openBlockReasons: qualityGateReasons(quality, nowMs),
+    decisionSupport: decisionSupport({
+      spreadPoints: market.spread,
+      liquidity: market.liquidity,
+      volume24h: market.volume24h,
+      leaderProbability: Number.isFinite(leader) ? leader : null,
+      endAtMs: market.endAt ? Date.parse(market.endAt) : null,
+      nowMs,
+    }),
+    nowMs,
+  };
+}
+
+function outcomeSpread(o: Outcome): number | null {
+  return o.bid !== null && o.ask !== null ? Math.max(0, o.ask - o.bid) : null;
+}
+
+/** Outcomes + probabilities as frozen at entry. */
+export function frozenSnapshot(p: PmPricing) {
+  return {
+    outcomes: p.market.outcomes.map((o) => ({ externalMarketId: o.externalMarketId, name: o.name, probability: o.probability })),
+    chosen: { externalMarketId: p.outcome.externalMarketId, name: p.outcome.name, side: p.side },
+    capturedAt: new Date(p.nowMs).toISOString(),
+  };
+}
+
+/** The decision's frozen entry context (supplement 2.10). */
+export function entryContext(p: PmPricing) {
+  const o = p.outcome;
+  const [bid, ask] = p.side === 'yes' ? [o.bid, o.ask] : [o.ask === null ? null : 100 - o.ask, o.bid === null ? null : 100 - o.bid];
+  return {
+    v: 1,
+    capturedAt: new Date(p.nowMs).toISOString(),
+    marketAsOf: p.market.lastCaptureAt,
+    chosenProbability: p.entryProbability,
+    volume24h: p.market.volume24h,
+    liquidity: p.market.liquidity,
+    spread: outcomeSpread(o) ?? p.market.spread,
+    bestBid: bid,
+    bestAsk: ask,
+    referenceProbability: null,
+    referenceVenueCount: null,
+  };
+}
+
+export async function loadMarketOr404(database: Database, clock: Clock, source: string, slug: string): Promise<VenueMarketRead> {
+  const market = await readVenueMarket(database, clock, source, slug);
+  if (!market) throw notFound('event_not_found', `no event ${source}/${slug}`);
+  return market;
+}
+
+/** The quote body (supplement 1.9) without the observation. */
+export function quoteBody(p: PmPricing, input: PmQuoteInput) {
+  const shares = p.fill ? round(p.fill.sharesMusd) : null;
+  return {
+    eligible: p.blockReasons.length === 0 && p.fill !== null,
+    blockReasons: p.blockReasons,
+    fillBasis: PM_FILL_BASIS,
+    side: p.side,
+    entryProbability: p.entryProbability,
+    fillProbability: p.fill ? round6(p.fill.fillProbability) : null,
+    sharesEstimate: shares,
+    maxPayout: shares,
+    stakeMusd: input.stakeMusd,
+    minStake: PM_MIN_STAKE_MUSD,
+    frozenEntrySnapshot: frozenSnapshot(p),
+    freshness: p.market.freshness,
+    decisionSupport: p.decisionSupport,
+    ...(p.quality ? { quality: p.quality } : {}),
+    openBlocked: p.openBlockReasons.length > 0,
+    openBlockReasons: p.openBlockReasons,
+    executionModel: p.fill?.executionModel ?? null,
+    eligibility: {
+      settlementState: p.market.resolution ? (p.market.resolution.state === 'voided' ? 'voided' : 'settled') : 'pending',
+      shape: p.market.kind,
+      entryEligible: p.blockReasons.length === 0 && p.fill !== null,
+      alertEligible: p.market.status === 'open' && !p.market.resolution,
+      settlementEligible: p.market.supportsTrading,
+      limbo: p.market.status !== 'open' && !p.market.resolution,
+    },
+    event: { source: p.market.source, slug: p.market.slug, title: p.market.title, status: p.market.status },
+    edgeSizing:
+      input.forecastProbability === undefined || p.entryProbability === null
+        ? null
+        : edgeSizing(input.forecastProbability, p.entryProbability, input.bankrollMusd ?? null),
+  };
+}
+
+const round = (d: Decimal) => d.toDecimalPlaces(6).toNumber();
+const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+
+export interface PmOpenInput extends PmQuoteInput {
+  keyId: number;
+  forecastProbability?: number;
+  thesis?: string;
+  runId?: string | null;
+  decisionId?: string | null;
+  provenance?: Record<string, unknown>;
+}
+
+/** Codes meaning the price moved away or vanished between the agent's look and the act. */
+const EXPIRED_CODES = new Set(['entry_price_unavailable', 'outcome_unpriced', 'event_settled', 'event_not_open']);
+
+/** Maps an open refusal to the kind of decision record kept for it (supplement 1.10 [ours]). */
+export function refusalKind(statusCode: number, blockReasons: string[] | undefined): 'validation_failed' | 'risk_rejected' | 'quote_expired' | 'execution_rejected' {
+  if (statusCode === 400 || statusCode === 404) return 'validation_failed';
+  if (statusCode === 422) return blockReasons && blockReasons.length > 0 && blockReasons.every((r) => EXPIRED_CODES.has(r)) ? 'quote_expired' : 'risk_rejected';
+  return 'execution_rejected';
+}
+
+/**
+ * Opens a position inside the caller's (idempotent) transaction: re-reads the market, runs
+ * the floor first, then shape and quality gates and cash; moves the stake to `frozenPm`,
+ * writes the row and its `opened` decision. Every refusal is a 422 `mock_entry_blocked`.
+ */
+export async function openPmPosition(tx: Tx, database: Database, clock: Clock, input: PmOpenInput): Promise<{ row: PmPositionRow; decision: DecisionRow }> {
+  const nowMs = clock.now();
+  // readVenueMarket only reads `database.db`: pointing it at the transaction re-reads inside it.
+  const market = await loadMarketOr404({ ...database, db: tx as unknown as Database['db'] }, clock, input.source, input.slug);
+  const p = pricePm(market, input, nowMs);
+  const refuse = (reasons: string[]) => blocked(422, 'mock_entry_blocked', reasons, `the PM entry was refused: ${reasons.join(', ')}`);
+  const floor = floorBlockReasons(p.entryProbability, input.minEntryProbabilityPct);
+  if (floor.length > 0) throw refuse(floor);
+  const reasons = [...p.blockReasons, ...p.openBlockReasons];
+  if (!p.fill || p.entryProbability === null) reasons.push('entry_price_unavailable');
+  const wallet = await lockWallet(tx, input.keyId);
+  if (p.stake.gt(wallet.available)) reasons.push('insufficient_usdt_balance');
+  if (reasons.length > 0) throw refuse([...new Set(reasons)]);
+  const fill = p.fill!;
+  const now = new Date(nowMs);
+  const row = await insertPmPosition(tx, {
+    keyId: input.keyId,
+    walletId: wallet.id,
+    source: market.source,
+    eventSlug: market.slug,
+    eventTitle: market.title,
+    outcomeExternalId: p.outcome.externalMarketId,
+    outcomeLabel: p.outcome.name,
+    side: p.side,
+    fillBasis: PM_FILL_BASIS,
+    entryProbability: p.entryProbability!,
+    fillProbability: fill.fillProbability,
+    entryProbSum: market.outcomes.reduce((s, o) => s + o.probability, 0),
+    stakeMusd: p.stake.toString(),
+    sharesMusd: fill.sharesMusd.toDecimalPlaces(8).toString(),
+    feeMusd: fill.feeMusd.toDecimalPlaces(8).toString(),
+    shape: market.kind,
+    marketsCount: market.outcomes.length,
+    entryOutcomesSnapshot: frozenSnapshot(p),
+    freshnessAtEntry: { ...market.freshness },
+    eventStatusAtEntry: market.status,
+    status: 'open',
+    settlementState: 'pending',
+    openedAt: now,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const refId = String(row.id);
+  await postCash(tx, wallet.id, [
+    { bucket: 'available', amount: p.stake.negated(), reason: 'pm_stake', refType: 'pm_position', refId },
+    { bucket: 'frozenPm', amount: p.stake, reason: 'pm_stake', refType: 'pm_position', refId },
+  ]);
+  const decision = await recordDecision(tx, {
+    ...decisionSubject(p, input),
+    keyId: input.keyId,
+    opportunityKind: 'opened',
+    outcomesCount: market.outcomes.length,
+    stakeMusd: p.stake,
+    sharesMusd: new Decimal(row.sharesMusd),
+    positionId: refId,
+    createdAtMs: nowMs,
+  });
+  return { row, decision };
+}
+
+/** The decision fields that describe the market and the agent's intent. */
+export function decisionSubject(p: PmPricing | null, input: PmOpenInput) {
+  return {
+    venue: input.source,
+    eventTitle: p?.market.title ?? null,
+    eventSlug: input.slug,
+    eventId: p ? `${p.market.source}/${p.market.slug}` : null,
+    side: p?.side ?? input.side ?? 'yes',
+    chosenOutcome: p?.outcome.name ?? null,
+    agentForecastProbability: input.forecastProbability ?? null,
+    thesis: input.thesis ?? null,
+    marketProbability: p?.entryProbability ?? null,
+    runId: input.runId ?? null,
+    decisionId: input.decisionId ?? null,
+    decisionContext: p ? entryContext(p) : null,
+    provenance: input.provenance ?? null,
+  };
+}
+
+/** Records a refused open as a non-opened decision (its own transaction: the refused one rolled back). */
+export async function recordRefusedOpen(database: Database, clock: Clock, input: PmOpenInput, kind: ReturnType<typeof refusalKind>, reasonCode: string): Promise<void> {
+  const nowMs = clock.now();
+  let p: PmPricing | null = null;
+  try {
+    const market = await readVenueMarket(database, clock, input.source, input.slug);
+    if (market) p = pricePm(market, input, nowMs);
+  } catch {
+    p = null;
+  }
+  await database.db.transaction(async (tx) => {
+    await recordDecision(tx, { ...decisionSubject(p, input), keyId: input.keyId, opportunityKind: kind, reasonCode, createdAtMs: nowMs });
+  });
+}
+
+const num = (v: string | null) => (v === null ? null : Number(v));
+
+/** The PM position (supplement 2.5); `live` adds the list-only live fields of open rows. */
+export function pmPositionView(row: PmPositionRow, live?: { market: VenueMarketRead | null; relatedCoins?: string[] }) {
+  const shares = Number(row.sharesMusd);
+  const stake = Number(row.stakeMusd);
+  const base = {
+    id: row.id,
+    status: row.status,
+    source: row.source,
+    eventSlug: row.eventSlug,
+    eventTitle: row.eventTitle,
+    outcome: { externalMarketId: row.outcomeExternalId, label: row.outcomeLabel, tokenId: null },
+    side: row.side,
+    fillBasis: row.fillBasis,
+    entryProbability: row.entryProbability,
+    fillProbability: row.fillProbability,
+    entryProbSum: row.entryProbSum,
+    stakeMusd: stake,
+    sharesMusd: shares,
+    maxPayout: shares,
+    feeMusd: Number(row.feeMusd),
+    shape: row.shape,
+    marketsCount: row.marketsCount,
+    entryOutcomesSnapshot: row.entryOutcomesSnapshot,
+    freshnessAtEntry: row.freshnessAtEntry,
+    eventStatusAtEntry: row.eventStatusAtEntry,
+    settlementState: row.settlementState,
+    voidReason: row.voidReason,
+    payoutMusd: num(row.payoutMusd),
+    pnlMusd: num(row.pnlMusd),
+    openedAt: row.openedAt.toISOString(),
+    settledAt: row.settledAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+  if (!live) return base;
+  const outcome = live.market?.outcomes.find((o) => o.externalMarketId === row.outcomeExternalId);
+  const open = row.status === 'open';
+  const current = open && outcome && outcome.probability >= 0 && outcome.probability <= 100 ? chosenSideMid(row.side as PmSide, outcome.probability) : null;
+  const mark = current === null ? null : Math.round(shares * (current / 100) * 1e6) / 1e6;
+  return {
+    ...base,
+    currentProbability: current,
+    unrealizedMark: mark,
+    unrealizedPnl: mark === null ? null : Math.round((mark - stake) * 1e6) / 1e6,
+    ...(live.relatedCoins ? { relatedCoins: live.relatedCoins } : {}),
+    eventEndDate: live.market?.endAt ?? null,
+  };
+}

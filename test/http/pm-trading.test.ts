@@ -1,0 +1,341 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brierOf, decisionContentHash } from '../../src/arena/decisions.js';
+import { Decimal } from '../../src/domain/money.js';
+import { forcePmResolution, readVenueMarket } from '../../src/pm/api.js';
+import { checkBooks } from '../../src/services/doctor.js';
+import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
+import { findDecisionByPosition } from '../../src/storage/arena-decisions-repo.js';
+import { findWallet } from '../../src/storage/books-repo.js';
+import { queryRows } from '../../src/storage/db.js';
+import { pmMarkets } from '../../src/storage/schema.js';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { createPmApp, type PmTestApp } from '../support/pm-app.js';
+import { keyedRouteSecurity } from '../support/security.js';
+
+let t: PmTestApp;
+/** Default budgets (no PM data) for the shared security suite's rate-limit checks. */
+let defaults: TestApp;
+let seq = 0;
+const ik = () => `pm-ik-${(seq += 1)}`;
+/** Open binary markets on trading venues, priced inside 10..90 on the first outcome. */
+let markets: { source: string; slug: string; yesId: string; noId: string; p: number }[] = [];
+
+beforeAll(async () => {
+  t = await createPmApp({ config: { agentRpm: 1_000_000, tradeWpm: 1_000_000 } });
+  const rows = await t.ctx.database.db.select().from(pmMarkets);
+  markets = rows
+    .filter((r) => (r.source === 'polymarket' || r.source === 'kalshi') && r.kind === 'binary' && r.status === 'open' && !r.resolutionState)
+    .map((r) => {
+      const o = r.outcomes as { externalMarketId: string; probability: number }[];
+      return { source: r.source, slug: r.slug, yesId: o[0]!.externalMarketId, noId: o[1]!.externalMarketId, p: o[0]!.probability };
+    })
+    .filter((m) => m.p > 10 && m.p < 90);
+  expect(markets.length).toBeGreaterThan(4);
+  defaults = await createTestApp();
+}, 180_000);
+afterAll(async () => {
+  await t.close();
+  await defaults.close();
+});
+
+const post = (key: string, path: string, payload: object) =>
+  t.app.inject({ method: 'POST', url: `/api/agent/pm/${path}`, headers: bearer(key), payload });
+const openBody = (m: (typeof markets)[number], extra: object = {}) => ({
+  source: m.source,
+  slug: m.slug,
+  outcomeExternalMarketId: m.yesId,
+  stakeMusd: 100,
+  idempotencyKey: ik(),
+  ...extra,
+});
+const decisionsOf = (keyId: number) =>
+  queryRows<{ opportunity_kind: string; reason_code: string | null; position_id: string | null }>(
+    t.ctx.database.db,
+    sql`select opportunity_kind, reason_code, position_id from arena_decisions where key_id = ${keyId} order by id`,
+  );
+async function booksBalanced(): Promise<void> {
+  expect((await checkBooks(t.ctx.database.db)).discrepancies).toEqual([]);
+}
+
+describe('POST /api/agent/pm/quote', () => {
+  it('prices YES at the mid plus costs and NO at 100 − p, with execution model and edge sizing', async () => {
+    const { key } = await t.newKey(['read']);
+    const m = markets[0]!;
+    const yes = await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: 100, forecastProbability: 95, bankrollMusd: 10_000 });
+    expect(yes.statusCode).toBe(200);
+    const q = yes.json();
+    expect(q.entryProbability).toBe(m.p);
+    expect(q.side).toBe('yes');
+    expect(q.eligible).toBe(true);
+    expect(q.blockReasons).toEqual([]);
+    expect(q.minStake).toBe(10);
+    expect(q.executionModel.feeBps).toBeGreaterThan(0);
+    expect(q.executionModel.spreadBps).toBeGreaterThan(0);
+    // Costs: fewer shares than stake / mid.
+    expect(q.sharesEstimate).toBeLessThan(100 / (m.p / 100));
+    expect(q.maxPayout).toBe(q.sharesEstimate);
+    expect(q.edgeSizing).toMatchObject({ basis: 'fractional_kelly_capped', kellyMultiplier: 0.25, noEdge: false });
+    expect(q.observation.schema).toBe('svc.agentObservation.v1');
+    expect(q.event).toMatchObject({ source: m.source, slug: m.slug, status: 'open' });
+    expect(q.openBlocked).toBe(false);
+
+    const no = (await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, side: 'no', stakeMusd: 100 })).json();
+    expect(no.entryProbability).toBeCloseTo(100 - m.p, 9);
+    expect(no.edgeSizing).toBeNull();
+
+    const small = (await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: 5, minEntryProbabilityPct: 99 })).json();
+    expect(small.eligible).toBe(false);
+    expect(small.blockReasons).toEqual(expect.arrayContaining(['stake_below_min', 'entry_below_floor']));
+  });
+
+  it('answers 400 for bad ranges and 404 for unknown events or outcomes', async () => {
+    const { key } = await t.newKey(['read']);
+    const m = markets[0]!;
+    const base = { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: 100 };
+    expect((await post(key, 'quote', { ...base, stakeMusd: 0 })).statusCode).toBe(400);
+    expect((await post(key, 'quote', { ...base, forecastProbability: 100 })).statusCode).toBe(400);
+    expect((await post(key, 'quote', { ...base, minEntryProbabilityPct: 101 })).statusCode).toBe(400);
+    const missing = await post(key, 'quote', { ...base, slug: 'no-such-event' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toBe('event_not_found');
+    expect((await post(key, 'quote', { ...base, outcomeExternalMarketId: 'nope' })).json().error).toBe('outcome_not_found');
+  });
+});
+
+describe('POST /api/agent/pm/open', () => {
+  it('opens (201), replays (200), refuses a reused key (409), and records an opened decision', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const m = markets[1]!;
+    const body = openBody(m, { forecastProbability: 70, thesis: 'cheap yes', provenance: { runtimeKind: 'byo_api', promptHash: 'a'.repeat(64) } });
+    const res = await post(key, 'open', body);
+    expect(res.statusCode).toBe(201);
+    const pos = res.json().position;
+    expect(pos).toMatchObject({ status: 'open', source: m.source, eventSlug: m.slug, side: 'yes', stakeMusd: 100, entryProbability: m.p, settlementState: 'pending', payoutMusd: null });
+    expect(pos.outcome.externalMarketId).toBe(m.yesId);
+    expect(pos.maxPayout).toBe(pos.sharesMusd);
+    const wallet = (await findWallet(t.ctx.database.db, keyId))!;
+    expect(wallet.frozenPm.toNumber()).toBe(100);
+    expect(wallet.available.toNumber()).toBe(49_900);
+
+    const replay = await post(key, 'open', body);
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json()).toEqual({ position: pos, idempotentReplay: true });
+    const conflict = await post(key, 'open', { ...body, stakeMusd: 200 });
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json().error).toBe('idempotency_key_conflict');
+
+    const d = (await findDecisionByPosition(t.ctx.database.db, String(pos.id)))!;
+    expect(d).toMatchObject({ opportunityKind: 'opened', agentForecastProbability: 70, marketProbability: m.p, thesis: 'cheap yes', schemaVersion: 2 });
+    expect(d.provenance).toMatchObject({ providerVerified: false, runtimeKind: 'byo_api' });
+    expect(d.decisionContext).toMatchObject({ v: 1, chosenProbability: m.p });
+    expect(decisionContentHash(d as unknown as Record<string, unknown>, d.contentHashFields)).toBe(d.contentHash);
+    expect((await decisionsOf(keyId)).length).toBe(1);
+    await booksBalanced();
+  });
+
+  it('refuses a floor, a short stake and no cash without moving money, and records each refusal', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const m = markets[2]!;
+    const floor = await post(key, 'open', openBody(m, { minEntryProbabilityPct: 99 }));
+    expect(floor.statusCode).toBe(422);
+    expect(floor.json()).toMatchObject({ error: 'mock_entry_blocked', blockReasons: ['entry_below_floor'] });
+    const short = await post(key, 'open', openBody(m, { stakeMusd: 5 }));
+    expect(short.statusCode).toBe(400);
+    expect(short.json().error).toBe('invalid_request');
+    const broke = await post(key, 'open', openBody(m, { stakeMusd: 60_000 }));
+    expect(broke.statusCode).toBe(422);
+    expect(broke.json().blockReasons).toEqual(['insufficient_usdt_balance']);
+    const venue = await post(key, 'open', openBody(m, { slug: 'no-such-event' }));
+    expect(venue.statusCode).toBe(404);
+    const wallet = await findWallet(t.ctx.database.db, keyId);
+    expect(wallet === null || wallet.frozenPm.isZero()).toBe(true);
+    expect((await decisionsOf(keyId)).map((d) => [d.opportunity_kind, d.reason_code, d.position_id])).toEqual([
+      ['risk_rejected', 'entry_below_floor', null],
+      ['validation_failed', 'invalid_request', null],
+      ['risk_rejected', 'insufficient_usdt_balance', null],
+      ['validation_failed', 'event_not_found', null],
+    ]);
+    await booksBalanced();
+  });
+
+  it('executes 50 concurrent duplicates once', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const body = openBody(markets[3]!);
+    const results = await Promise.all(Array.from({ length: 50 }, () => post(key, 'open', body)));
+    const codes = results.map((r) => r.statusCode).sort();
+    expect(codes.filter((c) => c === 201)).toHaveLength(1);
+    expect(codes.filter((c) => c === 200)).toHaveLength(49);
+    expect(new Set(results.map((r) => r.json().position.id)).size).toBe(1);
+    const [n] = await queryRows<{ n: number }>(t.ctx.database.db, sql`select count(*)::int as n from pm_positions where key_id = ${keyId}`);
+    expect(n!.n).toBe(1);
+    expect((await findWallet(t.ctx.database.db, keyId))!.frozenPm.toNumber()).toBe(100);
+    expect((await decisionsOf(keyId)).filter((d) => d.opportunity_kind === 'opened')).toHaveLength(1);
+    await booksBalanced();
+  });
+
+  it('answers 403 feature_disabled when PM_OPEN_ENABLED is off', async () => {
+    const off = await createTestApp({ config: { pmOpenEnabled: false } });
+    try {
+      const { key } = await off.newKey(['read', 'trade:pm']);
+      const res = await off.app.inject({ method: 'POST', url: '/api/agent/pm/open', headers: bearer(key), payload: openBody(markets[0]!) });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ error: 'feature_disabled', message: 'PM mock trading is not enabled' });
+    } finally {
+      await off.close();
+    }
+  }, 120_000);
+});
+
+describe('positions, equity and settlement', () => {
+  it('marks open positions live, then settles won / lost / void exactly', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const [a, b] = [markets[4]!, markets[5] ?? markets[0]!];
+    const yes = (await post(key, 'open', openBody(a, { forecastProbability: 80 }))).json().position;
+    const no = (await post(key, 'open', openBody(a, { side: 'no', stakeMusd: 50 }))).json().position;
+    const voided = (await post(key, 'open', openBody(b, { stakeMusd: 30 }))).json().position;
+    expect([yes.id, no.id, voided.id].every(Number.isInteger)).toBe(true);
+
+    const list = await t.app.inject({ method: 'GET', url: '/api/agent/positions/pm', headers: bearer(key) });
+    expect(list.statusCode).toBe(200);
+    const rows = list.json().positions as Record<string, any>[];
+    expect(rows).toHaveLength(3);
+    const mA = (await readVenueMarket(t.ctx.database, t.clock, a.source, a.slug))!;
+    const pNow = mA.outcomes.find((o) => o.externalMarketId === a.yesId)!.probability;
+    const liveYes = rows.find((r) => r.id === yes.id)!;
+    expect(liveYes.currentProbability).toBe(pNow);
+    expect(liveYes.unrealizedMark).toBeCloseTo(yes.sharesMusd * (pNow / 100), 5);
+    expect(liveYes.unrealizedPnl).toBeCloseTo(liveYes.unrealizedMark - 100, 5);
+    const liveNo = rows.find((r) => r.id === no.id)!;
+    expect(liveNo.currentProbability).toBeCloseTo(100 - pNow, 9);
+
+    // Portfolio equity = cash + Σ(mark − stake) of open PM positions.
+    const portfolio = (await t.app.inject({ method: 'GET', url: '/api/agent/portfolio', headers: bearer(key) })).json();
+    const marks = rows.reduce((s, r) => s + (r.unrealizedMark - r.stakeMusd), 0);
+    expect(portfolio.equity.totalUsd).toBeCloseTo(50_000 + marks, 4);
+    expect(portfolio.equity.frozenPm).toBe(180);
+
+    t.clock.advance(60_000);
+    expect(await forcePmResolution(t.ctx.database, t.clock, { source: a.source, slug: a.slug, winnerExternalMarketId: a.yesId })).toBe(true);
+    expect(await forcePmResolution(t.ctx.database, t.clock, { source: b.source, slug: b.slug, winnerExternalMarketId: null })).toBe(true);
+    expect(await settlePmPositions(t.ctx.database, t.clock.now())).toBeGreaterThanOrEqual(3);
+    expect(await settlePmPositions(t.ctx.database, t.clock.now())).toBe(0);
+
+    const after = (await t.app.inject({ method: 'GET', url: '/api/agent/positions/pm', headers: bearer(key) })).json().positions as Record<string, any>[];
+    const won = after.find((r) => r.id === yes.id)!;
+    const lost = after.find((r) => r.id === no.id)!;
+    const refunded = after.find((r) => r.id === voided.id)!;
+    expect(won).toMatchObject({ status: 'won', settlementState: 'settled', payoutMusd: yes.sharesMusd, voidReason: null, currentProbability: null });
+    expect(won.pnlMusd).toBeCloseTo(yes.sharesMusd - 100, 6);
+    expect(lost).toMatchObject({ status: 'lost', settlementState: 'settled', payoutMusd: 0, pnlMusd: -50 });
+    expect(refunded).toMatchObject({ status: 'void_refunded', settlementState: 'voided', payoutMusd: 30, pnlMusd: 0, voidReason: 'market_voided' });
+    expect(won.settledAt).toBe(new Date(t.clock.now()).toISOString());
+
+    const wallet = (await findWallet(t.ctx.database.db, keyId))!;
+    expect(wallet.frozenPm.toNumber()).toBe(0);
+    expect(wallet.available.toString()).toBe(new Decimal(50_000).minus(180).plus(yes.sharesMusd).plus(30).toString());
+    await booksBalanced();
+
+    const trades = await queryRows<{ side: string; realized_pnl: string | null; ref_id: string }>(
+      t.ctx.database.db,
+      sql`select side, realized_pnl::text, ref_id from closed_trades where key_id = ${keyId} and venue = 'pm' order by ref_id::int`,
+    );
+    expect(trades).toEqual([
+      { side: 'yes', realized_pnl: new Decimal(yes.sharesMusd).minus(100).toString(), ref_id: String(yes.id) },
+      { side: 'no', realized_pnl: '-50', ref_id: String(no.id) },
+      { side: 'yes', realized_pnl: null, ref_id: String(voided.id) },
+    ]);
+
+    const dWon = (await findDecisionByPosition(t.ctx.database.db, String(yes.id)))!;
+    expect(dWon.settlementLabel).toBe('won');
+    expect(dWon.brier).toBeCloseTo(brierOf(a.p, 'won')!, 12);
+    expect(dWon.agentBrier).toBeCloseTo(brierOf(80, 'won')!, 12);
+    expect(dWon.edgePoints).toBeCloseTo(80 - a.p, 6);
+    expect(dWon.settledAt).toBe(won.settledAt);
+    expect(Number(dWon.pnlMusd)).toBeCloseTo(yes.sharesMusd - 100, 6);
+    const dLost = (await findDecisionByPosition(t.ctx.database.db, String(no.id)))!;
+    expect(dLost).toMatchObject({ settlementLabel: 'lost', agentBrier: null, edgePoints: null });
+    expect(dLost.brier).toBeCloseTo(brierOf(100 - a.p, 'lost')!, 12);
+    const dVoid = (await findDecisionByPosition(t.ctx.database.db, String(voided.id)))!;
+    expect(dVoid).toMatchObject({ settlementLabel: 'void', brier: null });
+    // The hash still verifies after settlement (stamps are outside it), and records cannot be edited.
+    for (const d of [dWon, dLost, dVoid]) expect(decisionContentHash(d as unknown as Record<string, unknown>, d.contentHashFields)).toBe(d.contentHash);
+    await expect(t.ctx.database.db.execute(sql`update arena_decisions set thesis = 'edited' where id = ${dWon.id}`)).rejects.toThrow();
+
+    // updatedSince: only rows changed at or after it.
+    const since = await t.app.inject({ method: 'GET', url: `/api/agent/positions/pm?updatedSince=${new Date(t.clock.now() + 1).toISOString()}`, headers: bearer(key) });
+    expect(since.json().positions).toEqual([]);
+  });
+});
+
+describe('decisions dataset, artifact and event detail', () => {
+  it('shows a public agent\'s settled PM decision, its verifiable artifact and its open holding', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm'], { agentName: 'pm-bot', public: true });
+    const m = markets[6] ?? markets[0]!;
+    const pos = (await post(key, 'open', openBody(m, { forecastProbability: 65, thesis: 'public thesis' }))).json().position;
+    const detail = (await t.get(`/api/prediction-markets/events/${m.source}/${m.slug}`)).body as Record<string, any>;
+    expect(detail.agentsTradingMarket?.agents?.map((a: { handle: string }) => a.handle) ?? []).toContain(`a${keyId}-pm-bot`);
+    const d = (await findDecisionByPosition(t.ctx.database.db, String(pos.id)))!;
+    const artifact = await t.get(`/api/arena/decisions/${d.decisionUuid}`);
+    expect(artifact.status).toBe(200);
+    expect(artifact.body).toMatchObject({ decisionUuid: d.decisionUuid, opportunityKind: 'opened', contentHash: d.contentHash, thesis: 'public thesis', settlementLabel: null });
+    t.clock.advance(1000);
+    await forcePmResolution(t.ctx.database, t.clock, { source: m.source, slug: m.slug, winnerExternalMarketId: m.noId });
+    await settlePmPositions(t.ctx.database, t.clock.now());
+    const after = (await t.get(`/api/arena/decisions/${d.decisionUuid}`)).body as Record<string, any>;
+    expect(after).toMatchObject({ settlementLabel: 'lost', contentHash: d.contentHash });
+    const picked: Record<string, unknown> = {};
+    for (const f of after.contentHashFields as string[]) picked[f] = after[f];
+    expect(decisionContentHash(picked, after.contentHashFields)).toBe(d.contentHash);
+    const dataset = (await t.get(`/api/arena/decisions?agent=a${keyId}-pm-bot`)).body as { decisions: Record<string, any>[] };
+    expect(dataset.decisions.map((x) => x.decisionUuid)).toEqual([d.decisionUuid]);
+    expect(dataset.decisions[0]).toMatchObject({ result: 'lost', agentForecastProbability: 65, realizedPaperTrade: { positionId: String(pos.id), stakeMusd: 100, realizedPnlMusd: -100 } });
+  });
+});
+
+describe('POST /api/agent/pm/opportunity', () => {
+  it('records abstained / forecast_only once per decisionId and refuses a forecast on other kinds', async () => {
+    const { key, keyId } = await t.newKey(['read']);
+    const m = markets[0]!;
+    const body = { kind: 'forecast_only', source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, forecastProbability: 60, decisionId: 'cycle-1', thesis: 'watching' };
+    const first = await post(key, 'opportunity', body);
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ opportunityKind: 'forecast_only', result: 'quoted', idempotentReplay: false, thesis: 'watching' });
+    const again = await post(key, 'opportunity', body);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ decisionUuid: first.json().decisionUuid, idempotentReplay: true });
+    expect((await post(key, 'opportunity', { kind: 'abstained', reasonCode: 'no_edge', cohort: { universeSize: 40, horizon: '7d' } })).statusCode).toBe(201);
+    expect((await post(key, 'opportunity', { kind: 'forecast_only' })).statusCode).toBe(400);
+    expect((await post(key, 'opportunity', { kind: 'abstained', forecastProbability: 50 })).statusCode).toBe(400);
+    expect((await decisionsOf(keyId)).map((d) => d.opportunity_kind)).toEqual(['forecast_only', 'abstained']);
+  });
+});
+
+describe('GET /api/agent/pm/discover', () => {
+  it('lists open binary markets on trading venues with quote hints, openable first and pinned last', async () => {
+    const { key } = await t.newKey(['read']);
+    const res = await t.app.inject({ method: 'GET', url: '/api/agent/pm/discover?limit=50', headers: bearer(key) });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.data.length).toBeGreaterThan(0);
+    for (const item of body.data) {
+      expect(['kalshi', 'polymarket']).toContain(item.source);
+      expect(item.quoteHint).toMatchObject({ endpoint: 'POST /api/agent/pm/quote', stakeMusdMin: 10 });
+      expect(item.outcomes[0].externalMarketId).toEqual(expect.any(String));
+    }
+    const tiers = body.data.map((i: { pinned: boolean; eligible: boolean }) => (i.pinned ? 2 : i.eligible ? 0 : 1));
+    expect([...tiers].sort()).toEqual(tiers);
+    expect(body.meta.sourceHealth.map((h: { slug: string }) => h.slug)).toEqual(['polymarket', 'kalshi']);
+    expect(body.observation.rowCount).toBe(body.data.length);
+    expect((await t.app.inject({ method: 'GET', url: '/api/agent/pm/discover?sort=nope', headers: bearer(key) })).statusCode).toBe(400);
+    expect((await t.app.inject({ method: 'GET', url: '/api/agent/pm/discover?limit=51', headers: bearer(key) })).statusCode).toBe(400);
+  });
+});
+
+// The shared security suite on every PM trading route.
+const m0 = () => markets[0]!;
+keyedRouteSecurity(() => defaults, { method: 'POST', url: '/api/agent/pm/quote', scope: 'read', payload: () => ({ source: m0().source, slug: m0().slug, outcomeExternalMarketId: m0().yesId, stakeMusd: 10 }) });
+keyedRouteSecurity(() => defaults, { method: 'POST', url: '/api/agent/pm/open', scope: 'trade:pm', tradeWrite: true, payload: () => openBody(m0(), { stakeMusd: 10 }) });
+keyedRouteSecurity(() => defaults, { method: 'GET', url: '/api/agent/positions/pm', scope: 'read' });
+keyedRouteSecurity(() => defaults, { method: 'GET', url: '/api/agent/pm/discover', scope: 'read' });
+keyedRouteSecurity(() => defaults, { method: 'POST', url: '/api/agent/pm/opportunity', scope: 'read', payload: { kind: 'abstained' } });
