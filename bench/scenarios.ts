@@ -82,7 +82,7 @@ export const scenarios: Scenario[] = [
     method: 'POST',
     path: '/api/agent/futures/open',
     needsKey: true,
-    body: { coinId: '1', side: 'long', leverage: 10, marginMusd: 10, idempotencyKey: 'preflight' },
+    body: { coinId: '1', side: 'long', leverage: 10, marginMusd: 10, idempotencyKey: 'preflight-futures-open' },
     uniqueBodyField: 'idempotencyKey',
     expectStatus: 201,
     description: 'futures open, then adds to the same position: idempotency claim + book lock + row lock + postings + event in one transaction',
