@@ -1,51 +1,23 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SMALL_COINS_FILE } from '../support/small-market.js';
+import { ADMIN_TOKEN, ENTRY, crashServerEnv, exited, freePort, startServer } from './support/crash-server.js';
 
 /**
  * Kills the real server (SIGKILL) in the middle of a stream of idempotent PM opens, restarts
  * it on the same data, retries every request with its same key, and then checks that the
  * journal agrees with every book (doctor) and every position exists once.
  */
-const ENTRY = ['--import', 'tsx', 'src/main.ts'];
-const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 const dataDir = mkdtempSync(join(tmpdir(), 'paper-arena-pm-crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function env(port: number): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _d, REDIS_URL: _r, ...rest } = process.env;
-  return { ...rest, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', COINS_FILE: SMALL_COINS_FILE, ADMIN_TOKEN, AGENT_RPM: '100000', TRADE_WPM: '100000' };
-}
-
-async function start(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...ENTRY, 'serve'], { env: env(port), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  await expect.poll(() => output, { timeout: 240_000, interval: 250 }).toContain('listening on');
-  return child;
-}
-
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve())));
 
 describe('PM opens survive a SIGKILL of the server', () => {
   it('after a restart and retries with the same keys, doctor passes and every position exists exactly once', async () => {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    let server = await start(port);
+    let server = await startServer(dataDir, port);
     try {
       const created = await fetch(`${base}/api/admin/keys`, {
         method: 'POST',
@@ -109,7 +81,7 @@ describe('PM opens survive a SIGKILL of the server', () => {
       expect(killed).toBe(true);
       expect(intents.filter((i) => !acked.has(i.idempotencyKey)).length).toBeGreaterThan(0);
 
-      server = await start(port);
+      server = await startServer(dataDir, port);
       const ids: number[] = [];
       for (const intent of intents) {
         const res = await send(intent);
@@ -123,7 +95,7 @@ describe('PM opens survive a SIGKILL of the server', () => {
       }
       expect(new Set(ids).size).toBe(60);
 
-      const doctor = spawnSync(process.execPath, [...ENTRY, 'doctor'], { env: env(port), encoding: 'utf8' });
+      const doctor = spawnSync(process.execPath, [...ENTRY, 'doctor'], { env: crashServerEnv(dataDir, port), encoding: 'utf8' });
       expect(doctor.status, doctor.stdout + doctor.stderr).toBe(0);
       const listed = (await (await fetch(`${base}/api/agent/positions/pm`, { headers })).json()) as { positions: { id: number; status: string }[] };
       expect(listed.positions.map((p) => p.id).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
