@@ -12,8 +12,8 @@
  * BENCH_PG_URL when reachable (a throw-away database). Writes
  * bench/results/futures-latest.json and .md and prints the table.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
@@ -24,9 +24,9 @@ import { checkBooks } from '../src/services/doctor.js';
 import { openPosition } from '../src/services/futures/open.js';
 import { sweepFuturesRisk } from '../src/services/futures/risk-sweep.js';
 import { createKey } from '../src/services/keys.js';
-import { openDatabase, pgliteDirFor, type Database } from '../src/storage/db.js';
+import type { Database } from '../src/storage/db.js';
 import { systemClock } from '../src/util/clock.js';
-import { createBenchDatabase } from './lib/postgres.js';
+import { runOnEachEngine } from './lib/engines.js';
 
 const envInt = (name: string, fallback: number) => {
   const v = Number(process.env[name]);
@@ -37,7 +37,6 @@ const WORKERS = envInt('BENCH_FUTURES_WORKERS', 16);
 const POSITIONS = envInt('BENCH_FUTURES_POSITIONS', 10_000);
 const COINS = 50;
 const PG_URL = process.env.BENCH_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
-const ENGINES = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',').map((s) => s.trim());
 
 /** Prices set by the bench, always stamped "now" so they are fresh. */
 class BenchMarket implements MarketFeed {
@@ -176,34 +175,7 @@ async function runEngine(engine: string, database: Database): Promise<EngineFigu
 }
 
 async function main(): Promise<void> {
-  const results: EngineFigures[] = [];
-  const notes: string[] = [];
-  for (const engine of ENGINES) {
-    if (engine === 'pglite') {
-      const dir = mkdtempSync(join(tmpdir(), 'pa-bench-futures-'));
-      const database = await openDatabase({ databaseUrl: null, pgliteDir: pgliteDirFor(dir) });
-      try {
-        results.push(await runEngine('pglite', database));
-      } finally {
-        await database.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    } else if (engine === 'postgres') {
-      const created = await createBenchDatabase(PG_URL);
-      if ('skipped' in created) {
-        notes.push(`postgres skipped: ${created.skipped}`);
-        continue;
-      }
-      const database = await openDatabase({ databaseUrl: created.url, pgliteDir: 'memory://', poolMax: 10 });
-      try {
-        results.push(await runEngine('postgres', database));
-      } finally {
-        await database.close();
-        await created.drop();
-      }
-    }
-    console.log(JSON.stringify(results.at(-1)));
-  }
+  const { results, notes } = await runOnEachEngine('futures', PG_URL, runEngine);
   const header = `futures bench ${new Date().toISOString()} — ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${DURATION_S} s of cycles with ${WORKERS} parallel keys; ${POSITIONS} positions over ${COINS} coins`;
   const rows = results.map(
     (r) =>

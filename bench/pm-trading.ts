@@ -10,8 +10,8 @@
  * Engines: PGlite (file-backed in a temp dir) and PostgreSQL on BENCH_PG_URL when reachable
  * (a throw-away database). Writes bench/results/pm-trading-latest.json and .md.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.js';
@@ -22,10 +22,10 @@ import { checkBooks } from '../src/services/doctor.js';
 import { createKey } from '../src/services/keys.js';
 import { openPmPosition } from '../src/services/pm-trading.js';
 import { settlePmPositions } from '../src/services/pm-trading-settlement.js';
-import { openDatabase, pgliteDirFor, type Database } from '../src/storage/db.js';
+import type { Database } from '../src/storage/db.js';
 import { pmMarkets } from '../src/storage/schema.js';
 import { systemClock } from '../src/util/clock.js';
-import { createBenchDatabase } from './lib/postgres.js';
+import { runOnEachEngine } from './lib/engines.js';
 
 const envInt = (name: string, fallback: number) => {
   const v = Number(process.env[name]);
@@ -35,7 +35,6 @@ const DURATION_S = envInt('BENCH_DURATION', 10);
 const WORKERS = envInt('BENCH_PM_WORKERS', 16);
 const POSITIONS = envInt('BENCH_PM_POSITIONS', 10_000);
 const PG_URL = process.env.BENCH_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
-const ENGINES = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',').map((s) => s.trim());
 const PER_KEY = 100;
 
 const noMarket: MarketFeed = { source: 'sim', coins: [], coin: () => null, price: () => null, priceRange: () => null } as unknown as MarketFeed;
@@ -159,34 +158,7 @@ async function runEngine(engine: string, database: Database): Promise<Figures> {
 }
 
 async function main(): Promise<void> {
-  const results: Figures[] = [];
-  const notes: string[] = [];
-  for (const engine of ENGINES) {
-    if (engine === 'pglite') {
-      const dir = mkdtempSync(join(tmpdir(), 'pa-bench-pm-'));
-      const database = await openDatabase({ databaseUrl: null, pgliteDir: pgliteDirFor(dir) });
-      try {
-        results.push(await runEngine('pglite', database));
-      } finally {
-        await database.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    } else if (engine === 'postgres') {
-      const created = await createBenchDatabase(PG_URL);
-      if ('skipped' in created) {
-        notes.push(`postgres skipped: ${created.skipped}`);
-        continue;
-      }
-      const database = await openDatabase({ databaseUrl: created.url, pgliteDir: 'memory://', poolMax: 10 });
-      try {
-        results.push(await runEngine('postgres', database));
-      } finally {
-        await database.close();
-        await created.drop();
-      }
-    }
-    console.log(JSON.stringify(results.at(-1)));
-  }
+  const { results, notes } = await runOnEachEngine('pm', PG_URL, runEngine);
   const header = `pm-trading bench ${new Date().toISOString()} — ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${DURATION_S} s of opens with ${WORKERS} parallel keys; ${POSITIONS} positions settled on one resolution`;
   const md = [
     '# PM trading bench',
