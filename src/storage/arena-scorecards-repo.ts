@@ -31,23 +31,8 @@ export interface NewRun {
   contributions: unknown;
 }
 
-export interface RunRow {
-  id: number;
-  keyId: number;
-  agent: string;
-  computedAt: string;
-  evaluationPolicyVersion: string;
-  executionPolicyVersion: string;
-  windowKey: string | null;
-  inputCount: number;
-  forecastedCount: number;
-  settledForecastCount: number;
-  cohort: unknown;
-  resultJson: unknown;
-  contentHash: string;
-  metricsHash: string;
-  contributions: unknown;
-}
+/** A stored run: what was inserted, with its id and the computation time as a timestamp. */
+export type RunRow = Omit<NewRun, 'computedAtMs'> & { id: number; computedAt: string };
 
 const compact = sql`r.id::float8 as id, r.key_id as "keyId", r.agent,
   to_char(r.computed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "computedAt",
