@@ -20,8 +20,13 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** Set once a connection attempt failed or the connection dropped; cleared when Redis is ready again. */
   private unavailable = false;
 
-  constructor(url: string, private readonly prefix = 'pa:rl:') {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 1000, lazyConnect: false });
+  constructor(
+    url: string,
+    private readonly prefix = 'pa:rl:',
+    /** How long one count may take before the request is admitted uncounted. */
+    commandTimeoutMs = 1000,
+  ) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs, lazyConnect: false });
     this.redis.on('error', () => {
       this.unavailable = true;
     });

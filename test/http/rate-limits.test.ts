@@ -210,6 +210,8 @@ describe('rate-limit store down (Redis unreachable)', () => {
   });
 });
 
+const BURST_COMMAND_TIMEOUT_MS = 10_000;
+
 describe.skipIf(!REDIS_URL)('shared budget across two API instances (Redis)', () => {
   const prefix = uniqueRedisPrefix('rl-shared');
   let a: TestApp;
@@ -217,8 +219,10 @@ describe.skipIf(!REDIS_URL)('shared budget across two API instances (Redis)', ()
   let storeA: RedisRateLimitStore;
   let storeB: RedisRateLimitStore;
   beforeAll(async () => {
-    storeA = new RedisRateLimitStore(REDIS_URL!, prefix);
-    storeB = new RedisRateLimitStore(REDIS_URL!, prefix);
+    // 250 requests injected at once saturate this test process's event loop for over a second;
+    // timers run before socket reads, so the default 1 s timeout would fire on answers already there.
+    storeA = new RedisRateLimitStore(REDIS_URL!, prefix, BURST_COMMAND_TIMEOUT_MS);
+    storeB = new RedisRateLimitStore(REDIS_URL!, prefix, BURST_COMMAND_TIMEOUT_MS);
     a = await newApp({ rateLimits: storeA });
     // Same database and clock, its own app and its own Redis connection: a second process.
     b = await createTestApp({ rateLimits: storeB, testDb: a.testDb, clock: a.clock });
