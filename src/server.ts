@@ -43,28 +43,28 @@ export async function runServer(config: Config, role: Role): Promise<void> {
           app.log,
         );
 
-  if (role !== 'worker') {
-    const address = await app.listen({ port: config.port, host: config.host });
+  let address: string | null = null;
+  if (role !== 'worker') address = await app.listen({ port: config.port, host: config.host });
+  else await app.ready();
+  // Once per database whichever process starts first (HOUSE_AGENTS=off creates none).
+  if (config.houseAgents) await ensureHouseAgents(database.db);
+  const demo = address ? await ensureDemoKey(database.db, config.dataDir) : null;
+  scheduler?.start();
+  app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
+  // The banner comes last, so nothing scrolls it away (per-request logs need LOG_LEVEL=info).
+  if (address) {
     say(`paper-arena ${role}: listening on ${address} (database: ${database.kind}, market data: ${config.marketData.kind})`);
-    say(`  API docs: ${address}/docs   OpenAPI: ${address}/openapi.json`);
+    say(`  API docs: ${address}/docs   guides: ${address}/docs/guide   OpenAPI: ${address}/openapi.json`);
     say(
       admin.source === 'env'
         ? '  admin token: from ADMIN_TOKEN'
         : `  admin token: ${adminTokenPath(config.dataDir)}${admin.created ? ' (created now, mode 0600)' : ''}`,
     );
-    const demo = await ensureDemoKey(database.db);
     if (demo) {
-      say(`  demo key (all scopes, shown once): ${demo.key}`);
+      say(`  demo key (all scopes; also in ${demo.path}): ${demo.key}`);
       say(`    try: curl -H "Authorization: Bearer ${demo.key}" ${address}/api/agent/me`);
     }
-  } else {
-    await app.ready();
-    say(`paper-arena worker: running jobs (database: ${database.kind})`);
-  }
-  // Once per database whichever process starts first (HOUSE_AGENTS=off creates none).
-  if (config.houseAgents) await ensureHouseAgents(database.db);
-  scheduler?.start();
-  app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
+  } else say(`paper-arena worker: running jobs (database: ${database.kind})`);
 
   let closing = false;
   const shutdown = async (signal: string) => {

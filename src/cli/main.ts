@@ -1,5 +1,6 @@
 import type { Config } from '../config/env.js';
 import { isScope, SCOPES, USER_ID_PATTERN, type Scope } from '../domain/api-keys.js';
+import { HOUSE_USER_ID } from '../services/house-agents.js';
 import type { KeyView } from '../services/keys.js';
 import { parseArgs } from './args.js';
 import { CliError, connectAdmin, type AdminOps } from './admin-ops.js';
@@ -12,7 +13,7 @@ const USAGE = `paper-arena <command>
   serve | api | worker                         run the service (serve = API + jobs)
   keys create --user U [--name N] [--model M] [--scopes read,trade:spot,...] [--public] [--json]
   keys list [--user U] [--json]
-  keys revoke <keyId> [--json]
+  keys revoke <keyId> [--force] [--json]       (--force: the key is a built-in house agent's)
   agents publish <keyId> | agents unpublish <keyId> [--json]
   doctor                                       check every paper book against its journal
 ${COMPETITIONS_USAGE}
@@ -73,7 +74,13 @@ async function keysCommand(ops: AdminOps, sub: string | undefined, positional: s
     return;
   }
   if (sub === 'revoke') {
-    printKey(await ops.revokeKey(keyIdArg(positional)), json);
+    const keyId = keyIdArg(positional);
+    // Revoking a house agent retires it for good; a copied example must not do that by accident.
+    const house = (await ops.listKeys(HOUSE_USER_ID)).find((k) => k.keyId === keyId);
+    if (house && !house.revokedAt && !flags.has('force')) {
+      throw new CliError(`key ${keyId} is the house agent ${house.agentName ?? house.handle ?? ''}; revoking retires it for good — add --force if you mean it`);
+    }
+    printKey(await ops.revokeKey(keyId), json);
     return;
   }
   throw new CliError(USAGE);

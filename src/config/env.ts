@@ -134,7 +134,8 @@ export function loadConfig(env: Env = process.env): Config {
     livePollSeconds: int('LIVE_POLL_SECONDS', 60, 15, 110),
     liveBackfillCoins: int('LIVE_BACKFILL_COINS', 20, 0, 1000),
     coingeckoApiKey: read('COINGECKO_API_KEY') ?? null,
-    logLevel: oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    // warn: the terminal keeps the start banner; LOG_LEVEL=info adds one JSON line per request.
+    logLevel: oneOf('LOG_LEVEL', 'warn', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     futuresOpenEnabled: bool('FUTURES_OPEN_ENABLED', true),
     pmOpenEnabled: bool('PM_OPEN_ENABLED', true),
     agentRpm: int('AGENT_RPM', 120, 1, 1_000_000_000),

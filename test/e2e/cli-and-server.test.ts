@@ -59,6 +59,17 @@ describe('CLI and server, as a user runs them', () => {
       expect(JSON.parse(online.stdout).revokedAt).toBeTypeOf('string');
       const after = await fetch(`http://127.0.0.1:${port}/api/agent/me`, { headers: { authorization: `Bearer ${created.key}` } });
       expect(after.status).toBe(401);
+
+      // A house agent's key is retired only with --force (a copied example must not do it).
+      const houseKeys = JSON.parse(cli(port, ['keys', 'list', '--user', 'house', '--json']).stdout) as { keyId: number }[];
+      expect(houseKeys.length).toBeGreaterThan(0);
+      const houseId = String(houseKeys[0]!.keyId);
+      const refused = cli(port, ['keys', 'revoke', houseId]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain('--force');
+      const forced = cli(port, ['keys', 'revoke', houseId, '--force', '--json']);
+      expect(forced.status, forced.stderr).toBe(0);
+      expect(JSON.parse(forced.stdout).revokedAt).toBeTypeOf('string');
     } finally {
       server.kill('SIGTERM');
     }
