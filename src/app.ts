@@ -8,6 +8,7 @@ import { installOpenApi } from './http/openapi.js';
 import { installAgentAuth } from './http/plugins/auth.js';
 import { installErrorHandling } from './http/plugins/errors.js';
 import { installLedger } from './http/plugins/ledger.js';
+import { installMetrics } from './http/plugins/metrics.js';
 import { installPublicRateLimit } from './http/plugins/rate-limit.js';
 import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
@@ -111,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAgentAuth(app, ctx);
   installPublicRateLimit(app, ctx);
   installLedger(app, ctx);
+  installMetrics(app, ctx);
   await installOpenApi(app);
 
   await app.register(systemRoutes(ctx));

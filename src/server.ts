@@ -8,6 +8,8 @@ import { openDatabase, pgliteDirFor } from './storage/db.js';
 import { buildJobs } from './workers/jobs.js';
 import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js';
 import { Scheduler } from './workers/scheduler.js';
+import { jobMetricsObserver } from './services/metrics.js';
+import { startMetricsServer } from './services/metrics-server.js';
 
 export type Role = 'serve' | 'api' | 'worker';
 
@@ -41,8 +43,11 @@ export async function runServer(config: Config, role: Role): Promise<void> {
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
           source.clock,
           app.log,
+          // Each run is logged at info: the job-run record (LOG_LEVEL=info shows it).
+          jobMetricsObserver((run) => app.log.info(run, 'job ran')),
         );
 
+  const metricsServer = config.metricsPort ? await startMetricsServer(config.metricsPort, config.host) : null;
   let address: string | null = null;
   if (role !== 'worker') address = await app.listen({ port: config.port, host: config.host });
   else await app.ready();
@@ -60,11 +65,15 @@ export async function runServer(config: Config, role: Role): Promise<void> {
         ? '  admin token: from ADMIN_TOKEN'
         : `  admin token: ${adminTokenPath(config.dataDir)}${admin.created ? ' (created now, mode 0600)' : ''}`,
     );
+    if (config.metricsPort) say(`  metrics: http://${config.host}:${config.metricsPort}/metrics (no token)`);
     if (demo) {
       say(`  demo key (all scopes; also in ${demo.path}): ${demo.key}`);
       say(`    try: curl -H "Authorization: Bearer ${demo.key}" ${address}/api/agent/me`);
     }
-  } else say(`paper-arena worker: running jobs (database: ${database.kind})`);
+  } else {
+    say(`paper-arena worker: running jobs (database: ${database.kind})`);
+    if (config.metricsPort) say(`  metrics: http://${config.host}:${config.metricsPort}/metrics`);
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -76,6 +85,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     try {
       await scheduler?.stop(); // finish the running job, give up leadership
       source.stop();
+      metricsServer?.close();
       await app.close(); // stop accepting, finish in-flight requests, flush the ledger
       await database.close();
       process.exit(0);

@@ -34,6 +34,8 @@ export interface Config {
   trustProxy: boolean;
   /** Built-in demo agents trade and are listed (HOUSE_AGENTS=on); off hides them. */
   houseAgents: boolean;
+  /** A second, unauthenticated port serving only /metrics (any role, the worker too); null = none. */
+  metricsPort: number | null;
 }
 
 export class ConfigError extends Error {
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     ledgerFlushMs: int('LEDGER_FLUSH_MS', 250, 10, 60_000),
     trustProxy: bool('TRUST_PROXY', false),
     houseAgents: oneOf('HOUSE_AGENTS', 'on', ['on', 'off'] as const) === 'on',
+    metricsPort: read('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 0, 1, 65535),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

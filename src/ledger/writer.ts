@@ -23,11 +23,22 @@ export class LedgerWriter {
   private flushing: Promise<void> | null = null;
   private healthy = true;
   private closed = false;
+  private dropped = 0;
 
   constructor(
     private readonly store: LedgerStore,
     private readonly options: LedgerWriterOptions,
   ) {}
+
+  /** Rows waiting to be written (metrics). */
+  get queued(): number {
+    return this.buffer.length;
+  }
+
+  /** Rows dropped since start because the buffer was full (metrics). */
+  get droppedTotal(): number {
+    return this.dropped;
+  }
 
   /** True while the store accepts writes: only then may a response carry the ledger headers. */
   get recording(): boolean {
@@ -41,6 +52,7 @@ export class LedgerWriter {
     if (this.buffer.length > max) {
       const dropped = this.buffer.length - max;
       this.buffer.splice(0, dropped);
+      this.dropped += dropped;
       this.options.onError?.(new Error('ledger buffer full'), dropped);
     }
     if (this.buffer.length >= (this.options.maxBatch ?? 500)) void this.flush();

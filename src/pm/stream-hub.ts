@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Database } from '../storage/db.js';
 import { PM_STREAM_CHANNEL, latestPmStreamEvents, pmStreamEventsAfter } from '../storage/pm-repo.js';
+import { sseFanoutLag, sseSubscribers } from '../services/metrics.js';
 import type { Clock } from '../util/clock.js';
 
 export interface StreamOptions {
@@ -82,6 +83,7 @@ export class PmStreamHub {
     this.heartbeat = null;
     await this.unlisten?.();
     for (const c of this.clients) c.res.end();
+    sseSubscribers.dec(this.clients.size);
     this.clients.clear();
     this.perIp.clear();
   }
@@ -91,7 +93,11 @@ export class PmStreamHub {
     this.reading = this.reading.then(async () => {
       for (;;) {
         const rows = await pmStreamEventsAfter(this.database.db, this.lastId, 200).catch(() => []);
-        for (const e of rows) this.broadcast(this.append(e.id, e.kind, e.payload));
+        const now = this.clock.now();
+        for (const e of rows) {
+          sseFanoutLag.observe(Math.max(0, now - e.createdAt.getTime()) / 1000);
+          this.broadcast(this.append(e.id, e.kind, e.payload));
+        }
         if (rows.length < 200) break;
       }
     });
@@ -137,6 +143,7 @@ export class PmStreamHub {
   attach(ip: string, res: ServerResponse, lastEventId: number | null, headers: Record<string, string>): void {
     const client: Client = { ip, res };
     this.clients.add(client);
+    sseSubscribers.inc();
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -150,6 +157,7 @@ export class PmStreamHub {
     res.write(text);
     const gone = () => {
       if (!this.clients.delete(client)) return;
+      sseSubscribers.dec();
       const n = (this.perIp.get(ip) ?? 1) - 1;
       if (n <= 0) this.perIp.delete(ip);
       else this.perIp.set(ip, n);

@@ -33,6 +33,8 @@ export interface Database {
    * `onListening(true)` again.
    */
   listen(channel: string, onPayload: (payload: string) => void, onListening: (listening: boolean) => void): Promise<() => Promise<void>>;
+  /** Connection pool use (PostgreSQL only; metrics). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ function openPostgres(url: string, poolMax: number): Database {
       };
     },
     listen: (channel, onPayload, onListening) => listenPostgres(url, channel, onPayload, onListening),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await pool.end();
     },

@@ -8,6 +8,21 @@ export interface Job {
   run(nowMs: number): Promise<void>;
 }
 
+export interface JobRun {
+  job: string;
+  /** When the run was due (its previous start plus the interval); the start for a first run. */
+  dueAtMs: number;
+  startedAtMs: number;
+  durationMs: number;
+  ok: boolean;
+}
+
+/** Told about leadership checks and finished runs (metrics, job-run records). */
+export interface JobObserver {
+  leading(job: string, leads: boolean): void;
+  ran(run: JobRun): void;
+}
+
 export interface SchedulerLog {
   warn(obj: object, msg: string): void;
 }
@@ -28,6 +43,7 @@ export class Scheduler {
     private readonly leadership: Leadership,
     private readonly clock: Clock,
     private readonly log?: SchedulerLog,
+    private readonly observer?: JobObserver,
   ) {}
 
   /** Runs every due job this process leads; returns the names of the jobs it ran. */
@@ -50,16 +66,21 @@ export class Scheduler {
         this.log?.warn({ err: error, job: job.name }, 'leadership check failed');
         continue;
       }
+      this.observer?.leading(job.name, leads);
       if (!leads) continue;
       // stop() was called while leadership was being checked: start nothing new.
       if (this.stopped) break;
+      const dueAtMs = this.nextAt.get(job.name) ?? now;
       this.nextAt.set(job.name, now + job.intervalMs);
+      let ok = true;
       try {
         // Inside the try, a job that throws before returning its promise is caught too.
         await job.run(now);
       } catch (error) {
+        ok = false;
         this.log?.warn({ err: error, job: job.name }, 'job failed');
       }
+      this.observer?.ran({ job: job.name, dueAtMs, startedAtMs: now, durationMs: this.clock.now() - now, ok });
       ran.push(job.name);
     }
     return ran;

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import { clearMetricsSource, httpDuration, metricsRegistry, rateLimitRefusals, setMetricsSource } from '../../services/metrics.js';
+import { requireAdmin } from '../routes/admin/admin-auth.js';
+import type { AppContext } from '../context.js';
+
+/** What the scrape-time gauges read from the app. */
+export type HttpMetricsSource = Pick<AppContext, 'database' | 'ledger' | 'marketReads' | 'clock'>;
+
+/**
+ * Prometheus metrics: one histogram observation per response (by route pattern, never the raw
+ * URL, so label sets stay bounded) and `GET /metrics` for the operator (admin token).
+ */
+export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
+  setMetricsSource(ctx);
+  app.addHook('onResponse', async (request, reply) => {
+    const status = reply.statusCode;
+    httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(status) },
+      reply.elapsedTime / 1000,
+    );
+    if (status === 429) rateLimitRefusals.inc({ budget: request.routeOptions.config.publicRate ? 'public' : 'agent' });
+  });
+  app.addHook('onClose', async () => clearMetricsSource(ctx));
+
+  app.get(
+    '/metrics',
+    {
+      onRequest: requireAdmin(ctx.adminToken),
+      // Operator-only and outside the contract: documented in docs/metrics.md, not in the OpenAPI.
+      schema: { hide: true },
+    },
+    async (_request, reply) => reply.type(metricsRegistry.contentType).send(await metricsRegistry.metrics()),
+  );
+}
