@@ -3,12 +3,12 @@ import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PmStreamHub } from '../../src/pm/stream-hub.js';
-import { jobMetricsObserver, type JobRun } from '../../src/services/metrics.js';
+import { jobMetricsObserver } from '../../src/services/metrics.js';
 import { startMetricsServer } from '../../src/services/metrics-server.js';
 import { publishPmStreamEvent } from '../../src/storage/pm-repo.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { SoleLeadership } from '../../src/workers/leadership.js';
-import { Scheduler } from '../../src/workers/scheduler.js';
+import { Scheduler, type JobRun } from '../../src/workers/scheduler.js';
 import { adminHeaders, bearer, createTestApp, type TestApp } from '../support/app.js';
 import { engineName } from '../support/db.js';
 
