@@ -47,6 +47,15 @@ export async function runServer(config: Config, role: Role): Promise<void> {
           jobMetricsObserver((run) => app.log.info(run, 'job ran')),
         );
 
+  // SIGTERM with SHUTDOWN_DRAIN_MS: /readyz turns 503 so a load balancer stops sending new
+  // requests, while everything else is still served; only then does the server close.
+  let draining = false;
+  app.addHook('onRequest', async (request, reply) => {
+    if (draining && request.routeOptions.url === '/readyz') {
+      return reply.code(503).send({ error: 'draining', message: 'shutting down; send new requests to another process' });
+    }
+  });
+
   const metricsServer = config.metricsPort ? await startMetricsServer(config.metricsPort, config.host) : null;
   let address: string | null = null;
   if (role !== 'worker') address = await app.listen({ port: config.port, host: config.host });
@@ -80,9 +89,14 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const drainMs = signal === 'SIGTERM' && address ? config.shutdownDrainMs : 0;
+    const force = setTimeout(() => process.exit(1), 15_000 + drainMs);
     force.unref();
     try {
+      if (drainMs > 0) {
+        draining = true;
+        await new Promise((resolve) => setTimeout(resolve, drainMs));
+      }
       await scheduler?.stop(); // finish the running job, give up leadership
       source.stop();
       metricsServer?.close();

@@ -36,6 +36,8 @@ export interface Config {
   houseAgents: boolean;
   /** A second, unauthenticated port serving only /metrics (any role, the worker too); null = none. */
   metricsPort: number | null;
+  /** On SIGTERM an API process answers /readyz 503 but keeps serving this long before it closes. */
+  shutdownDrainMs: number;
 }
 
 export class ConfigError extends Error {
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     ledgerFlushMs: int('LEDGER_FLUSH_MS', 250, 10, 60_000),
     trustProxy: bool('TRUST_PROXY', false),
     houseAgents: oneOf('HOUSE_AGENTS', 'on', ['on', 'off'] as const) === 'on',
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 0, 0, 120_000),
     metricsPort: read('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 0, 1, 65535),
   };
   if (problems.length > 0) throw new ConfigError(problems);
