@@ -31,7 +31,7 @@ const THROUGHPUT_S = Number(process.env.BENCH_CLUSTER_SECONDS) > 0 ? Number(proc
 const ADMIN_TOKEN = randomBytes(24).toString('hex');
 const AGENT_RPM = 120;
 const BURST = 250;
-const DRAIN_MS = 2000;
+const DRAIN_MS = process.env.BENCH_CLUSTER_DRAIN_MS !== undefined ? Number(process.env.BENCH_CLUSTER_DRAIN_MS) : 2000;
 const LOAD_ROUTE = '/api/prediction-markets/events?limit=5';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

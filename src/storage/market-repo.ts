@@ -9,6 +9,8 @@ import type { SimCheckpoint, SimCheckpointMeta, SimStore } from './sim-store.js'
 /** Replaces the stored coin universe with the given one (one statement per batch). */
 export async function upsertCoins(db: Db, coins: readonly Coin[]): Promise<void> {
   await db.transaction(async (tx) => {
+    // Processes starting together take turns (else the later insert hits the earlier one's rows).
+    await tx.execute(sql`lock table coins in exclusive mode`);
     await tx.execute(sql`delete from coins`);
     for (let i = 0; i < coins.length; i += 500) {
       const rows = coins.slice(i, i + 500).map(
