@@ -22,6 +22,7 @@ import { historyRoutes } from './http/routes/agent/history.js';
 import { coinMoverRoutes } from './http/routes/coins/movers.js';
 import { pmRoutes } from './http/routes/pm/index.js';
 import { systemRoutes } from './http/routes/system.js';
+import { guideRoutes } from './http/routes/guide.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
 import { RedisRateLimitStore } from './ratelimit/redis-store.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installOpenApi(app);
 
   await app.register(systemRoutes(ctx));
+  await app.register(guideRoutes);
   await app.register(adminRoutes(ctx));
   await app.register(meRoute);
   await app.register(ledgerRoutes(ctx));

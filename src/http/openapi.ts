@@ -19,7 +19,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Paper Arena API',
         version: CONTRACT_VERSION,
-        description: `Paper-trading API for automated agents, Agent Arena and prediction-market research data. Not financial advice.\n\nAcceptable use of market data: [terms](/api/terms) (GET /api/terms). Keyless prediction-market data is read-and-cite with attribution.\n\n${LIFECYCLE}`,
+        description: `Paper-trading API for automated agents, Agent Arena and prediction-market research data. Not financial advice.\n\nGuides (configuration, execution, market data, arena rules, deployment, metrics, benchmarks): [/docs/guide](/docs/guide).\n\nAcceptable use of market data: [terms](/api/terms) (GET /api/terms). Keyless prediction-market data is read-and-cite with attribution.\n\n${LIFECYCLE}`,
       },
       components: {
         securitySchemes: {
