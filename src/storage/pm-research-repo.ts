@@ -3,7 +3,8 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Queryable } from './db.js';
 
 const isoOf = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
-const jsonOf = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+/** jsonb is selected as text (`::text`) so both drivers hand back the same thing to parse. */
+const jsonOf = <T>(v: unknown): T => (v === null ? null : JSON.parse(v as string)) as T;
 
 /**
  * Per venue and UTC day: the day-over-day rise of each market's cumulative volume (its largest
@@ -33,7 +34,7 @@ export async function recentCaptures(
 ): Promise<{ capturedAt: Date; probabilities: number[]; volume: number }[]> {
   const rows = await queryRows<{ captured_at: string; probabilities: unknown; volume: number }>(
     db,
-    sql`select captured_at, probabilities, volume from pm_captures where source = ${source} and slug = ${slug}
+    sql`select captured_at, probabilities::text as probabilities, volume from pm_captures where source = ${source} and slug = ${slug}
         order by captured_at desc limit ${limit}`,
   );
   return rows.map((r) => ({ capturedAt: new Date(r.captured_at), probabilities: jsonOf<number[]>(r.probabilities), volume: Number(r.volume) }));
@@ -124,7 +125,7 @@ export async function marketRevisions(db: Queryable, source: string, slug: strin
     reason_code: string; effective_at: string | null; observed_at: string; supersedes_id: string | number | null;
   }>(
     db,
-    sql`select id, subject_key, field, prev_value, next_value, reason_code, effective_at, observed_at, supersedes_id
+    sql`select id, subject_key, field, prev_value::text as prev_value, next_value::text as next_value, reason_code, effective_at, observed_at, supersedes_id
         from pm_revisions where source = ${source} and slug = ${slug} order by id desc limit ${limit + 1}`,
   );
   return rows.map((r) => ({
@@ -144,7 +145,7 @@ export async function marketRevisions(db: Queryable, source: string, slug: strin
 export async function fieldsAsOf(db: Queryable, source: string, slug: string, asOfMs: number): Promise<Record<string, unknown>> {
   const rows = await queryRows<{ field: string; next_value: unknown }>(
     db,
-    sql`select distinct on (field) field, next_value from pm_revisions
+    sql`select distinct on (field) field, next_value::text as next_value from pm_revisions
         where source = ${source} and slug = ${slug} and observed_at <= ${new Date(asOfMs).toISOString()}::timestamptz
         order by field, id desc`,
   );
