@@ -21,6 +21,8 @@ import { accountRoutes } from './http/routes/agent/account.js';
 import { historyRoutes } from './http/routes/agent/history.js';
 import { coinMoverRoutes } from './http/routes/coins/movers.js';
 import { pmRoutes } from './http/routes/pm/index.js';
+import { newsRoute } from './http/routes/agent/news.js';
+import type { NewsSource } from './news/types.js';
 import { systemRoutes } from './http/routes/system.js';
 import { guideRoutes } from './http/routes/guide.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
@@ -47,6 +49,8 @@ export interface AppDeps {
   market: MarketFeed;
   /** Coin reads (resolve, context, candles, movers); usually the same object as `market`. */
   marketReads?: MarketReads;
+  /** News for /api/agent/news; default: the simulated wire over `marketReads` and the PM data. */
+  news?: NewsSource;
   /** Extra routes (tests register test-only writes here) before the app is sealed. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 }
@@ -127,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(historyRoutes(ctx));
   await app.register(futuresRoutes(ctx));
   await app.register(marketRoutes(ctx));
+  await app.register(newsRoute(ctx, deps.news));
   await app.register(coinMoverRoutes(ctx));
   await app.register(arenaRoutes(ctx));
   await app.register(pmRoutes(ctx));

@@ -25,7 +25,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   });
   const admin = resolveAdminToken(config.adminToken, config.dataDir);
   const source = await startMarketSource(config, database, say);
-  const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, market: source.market, marketReads: source.market });
+  const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, market: source.market, marketReads: source.market, news: source.news });
 
   const scheduler =
     role === 'api'

@@ -155,6 +155,13 @@ export function whaleItem(w: {
   };
 }
 
+/** The winning outcome of a resolved market (reference S5); null while unresolved or voided. */
+export function resolutionOutcomeOf(row: PmMarketRow): { externalMarketId: string; name: string; probability: number; basis: 'source' | 'final_probability' } | null {
+  const winner = outcomesOf(row).find((x) => x.externalMarketId === row.winnerExternalId);
+  if (!winner) return null;
+  return { externalMarketId: winner.externalMarketId, name: winner.name, probability: winner.probability, basis: row.resolutionBasis === 'final_probability' ? 'final_probability' : 'source' };
+}
+
 export const referenceOf = (probability: number, venueCount: number, spreadPoints: number, outcomeName: string | null, kind: 'binary' | 'leader', nowMs: number): ReferenceProbability => ({
   kind,
   outcomeName,

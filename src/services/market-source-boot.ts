@@ -17,6 +17,8 @@ import { readTape } from '../marketdata/replay/tape.js';
 import type { Database } from '../storage/db.js';
 import { sqlSimStore, upsertCoins } from '../storage/market-repo.js';
 import { FileSimStore } from '../storage/sim-file-store.js';
+import { CryptoCompareNewsSource } from '../news/live-cryptocompare.js';
+import type { NewsSource } from '../news/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { startSimMarket } from './sim-market-boot.js';
 
@@ -26,8 +28,13 @@ export interface RunningMarketSource {
   clock: Clock;
   /** Leader job storing the simulated market (sim only). */
   checkpoint?: () => Promise<void>;
+  /** Live news (live mode only); elsewhere the news route uses the simulated wire. */
+  news?: NewsSource;
   stop(): void;
 }
+
+/** Live news is polled this often; requests read the last good batch. */
+const NEWS_POLL_MS = 5 * 60_000;
 
 export async function startMarketSource(config: Config, database: Database, say: (line: string) => void): Promise<RunningMarketSource> {
   const coins = loadCoins(config.coinsFile);
@@ -67,7 +74,20 @@ async function startLive(config: Config, database: Database, coins: Coin[], say:
   const restored = await live.restore(say);
   say(`  market: live (CoinGecko every ${config.livePollSeconds} s, Fear & Greed from alternative.me); restored ${restored} stored snapshot(s)`);
   live.start();
-  return { market: live.market, clock: systemClock, stop: () => live.stop() };
+  const news = new CryptoCompareNewsSource(http);
+  const pollNews = () => void news.refresh(systemClock.now()).catch((e: Error) => process.stderr.write(`news: fetch failed (${e.message}); serving the last batch\n`));
+  pollNews();
+  const newsTimer = setInterval(pollNews, NEWS_POLL_MS);
+  newsTimer.unref();
+  return {
+    market: live.market,
+    clock: systemClock,
+    news,
+    stop: () => {
+      clearInterval(newsTimer);
+      live.stop();
+    },
+  };
 }
 
 async function startReplay(config: Config, database: Database, coins: Coin[], file: string, say: (line: string) => void): Promise<RunningMarketSource> {

@@ -69,3 +69,22 @@ export function sendCached(reply: FastifyReply, body: string, sources: string, m
 export function sourcesHeader(ids: Iterable<string>): string {
   return [...new Set(ids)].map((id) => venueById(id)?.name ?? id).sort().join(', ');
 }
+
+/** A public response served from `cache` for `ttlMs`, else built, serialized once and remembered. */
+export function cachedResponder(cache: ResponseCache, nowMs: () => number) {
+  return async (
+    reply: FastifyReply,
+    key: string,
+    ttlMs: number,
+    build: () => Promise<{ body: unknown; sources: Iterable<string> }>,
+  ): Promise<FastifyReply> => {
+    const now = nowMs();
+    const hit = cache.get(key, now);
+    if (hit) return sendCached(reply, hit.body, hit.sources, Math.round(ttlMs / 1000));
+    const { body, sources } = await build();
+    const text = JSON.stringify(body);
+    const names = sourcesHeader(sources);
+    cache.set(key, text, names, now, ttlMs);
+    return sendCached(reply, text, names, Math.round(ttlMs / 1000));
+  };
+}

@@ -8,13 +8,13 @@ import { consensusMethodology } from '../../../pm/consensus.js';
 import { crossPlatformOf, crossSourceMatches, keyOf, pmReadModel, type PmSnapshot } from '../../../pm/read-model.js';
 import { leaderIndex } from '../../../pm/spark.js';
 import type { OutcomeQuote } from '../../../pm/types.js';
-import { eventObject, iso, whaleItem, type Money } from '../../../pm/views.js';
+import { eventObject, iso, resolutionOutcomeOf, whaleItem, type Money } from '../../../pm/views.js';
 import { VENUES, isMoneyVenue, sourceRef, venueById } from '../../../pm/venues.js';
 import { capturePoints, dailyVolumes, lastCapturesBeforeClose, recentWhales, type PmMarketRow } from '../../../storage/pm-repo.js';
 import type { AppContext } from '../../context.js';
 import { invalidRequest, notFound } from '../../errors.js';
 import { StringEnum } from '../../schemas.js';
-import { FiatQuery, ResponseCache, TAG, fiatOf, okObject, sendCached, sourcesHeader, venuePath, venueQuery } from './common.js';
+import { FiatQuery, ResponseCache, TAG, cachedResponder, fiatOf, okObject, venuePath, venueQuery } from './common.js';
 
 const SORTS = ['best', 'volume24h_desc', 'priceChange24h_desc', 'priceChange24h_asc', 'endDate_desc', 'trending'] as const;
 const INTERVALS: Record<string, number | null> = { '1h': 3_600_000, '6h': 6 * 3_600_000, '1d': 86_400_000, '1w': 7 * 86_400_000, '1m': 30 * 86_400_000, max: null };
@@ -67,8 +67,6 @@ function matchesQuery(r: PmMarketRow, words: string[]): boolean {
 }
 
 function resolutionOf(r: PmMarketRow): Record<string, unknown> {
-  const o = r.outcomes as OutcomeQuote[];
-  const winner = o.find((x) => x.externalMarketId === r.winnerExternalId);
   const rules = r.rules ? (r.rules.length > 700 ? `${r.rules.slice(0, 699)}…` : r.rules) : null;
   const state = r.resolutionState === 'voided' ? 'voided' : r.resolutionState ? 'resolved' : r.status === 'open' ? 'open' : 'awaiting';
   return {
@@ -81,7 +79,7 @@ function resolutionOf(r: PmMarketRow): Record<string, unknown> {
     resolvedAt: r.resolvedAtVerified ? iso(r.resolvedAt) : null,
     resolvedAtVerified: r.resolvedAtVerified,
     closedAt: iso(r.closedAt),
-    resolutionOutcome: winner ? { externalMarketId: winner.externalMarketId, name: winner.name, probability: winner.probability, basis: r.resolutionBasis === 'final_probability' ? 'final_probability' : 'source' } : null,
+    resolutionOutcome: resolutionOutcomeOf(r),
   };
 }
 
@@ -89,21 +87,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const cache = new ResponseCache();
   const model = () => pmReadModel(ctx.database, ctx.clock);
   /** Serves a cached body for `key`, else builds it (and remembers it for `ttlMs`). */
-  const cached = async (
-    reply: import('fastify').FastifyReply,
-    key: string,
-    ttlMs: number,
-    build: () => Promise<{ body: unknown; sources: Iterable<string> }>,
-  ) => {
-    const now = ctx.clock.now();
-    const hit = cache.get(key, now);
-    if (hit) return sendCached(reply, hit.body, hit.sources, Math.round(ttlMs / 1000));
-    const { body, sources } = await build();
-    const text = JSON.stringify(body);
-    const names = sourcesHeader(sources);
-    cache.set(key, text, names, now, ttlMs);
-    return sendCached(reply, text, names, Math.round(ttlMs / 1000));
-  };
+  const cached = cachedResponder(cache, () => ctx.clock.now());
 
   return async (app) => {
     const config = { publicRate: true };
