@@ -21,6 +21,7 @@ import { historyRoutes } from './http/routes/agent/history.js';
 import { coinMoverRoutes } from './http/routes/coins/movers.js';
 import { pmRoutes } from './http/routes/pm/index.js';
 import { systemRoutes } from './http/routes/system.js';
+import { webRoutes } from './web/routes.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
 import { RedisRateLimitStore } from './ratelimit/redis-store.js';
@@ -126,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(coinMoverRoutes(ctx));
   await app.register(arenaRoutes(ctx));
   await app.register(pmRoutes(ctx));
+  await app.register(webRoutes(ctx));
   if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
 
   app.addHook('onClose', async () => {
