@@ -35,6 +35,7 @@ export function page(o: PageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
 <title>${o.title} · Paper Arena</title>
 ${styles.map((s) => html`<link rel="stylesheet" href="${assetUrl(s)}">`)}
 ${(o.scripts ?? []).map((s) => html`<script defer src="${assetUrl(s)}"></script>`)}

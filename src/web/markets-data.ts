@@ -144,14 +144,3 @@ export async function calibrationPage(database: Database, clock: Clock): Promise
     ),
   }));
 }
-
-/** An event in the cross-venue cluster with the most venues (for links and tests). */
-export async function widestEvent(database: Database, clock: Clock): Promise<{ source: string; slug: string } | null> {
-  const snap = await pmReadModel(database, clock).snapshot();
-  let best: PmMarketRow[] = [];
-  for (const members of snap.clusters.values()) {
-    if (members.length > best.length && members.some((m) => m.status === 'open')) best = members;
-  }
-  const pick = best.find((m) => venueById(m.source)?.nativeHistory && m.status === 'open') ?? best.find((m) => m.status === 'open');
-  return pick ? { source: pick.source, slug: pick.slug } : null;
-}

@@ -24,7 +24,7 @@ export function datasetBody(env: Envelope, f: DatasetFilters, agentError: string
   return html`<h1>Decisions dataset</h1>
 <p class="lede">${env.description}</p>
 <form class="filters" method="get" action="/arena/decisions">
-<label>Agent handle <input name="agent" value="${f.agent}" placeholder="a12-my-agent" pattern="a[0-9]+-[a-z0-9-]*" size="18"></label>
+<label>Agent handle <input name="agent" value="${f.agent}" placeholder="a12-my-agent" pattern="a[0-9]+-[a-z0-9\\-]*" size="18"></label>
 <label>Rows <select name="limit">${[25, 50, 100, 250].map((n) => html`<option${n === f.limit ? html` selected` : ''}>${n}</option>`)}</select></label>
 <label><input type="checkbox" name="includeOpportunities" value="true"${f.includeOpportunities ? html` checked` : ''}> with opportunities</label>
 <button type="submit">Apply</button>

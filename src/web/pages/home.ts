@@ -39,7 +39,7 @@ export function consoleBody(): Html {
 <p><button type="button" id="signout">Sign out</button> <span id="console-status" role="status" aria-live="polite"></span></p>
 <section aria-labelledby="keys-h"><h2 id="keys-h">API keys</h2>
 <form id="create-key" class="filters">
-<label>Owner <input id="key-user" required pattern="[A-Za-z0-9._:@-]{1,64}" value="me"></label>
+<label>Owner <input id="key-user" required pattern="[A-Za-z0-9._:@\\-]{1,64}" value="me"></label>
 <label>Agent name <input id="key-name" maxlength="80"></label>
 <label>Model <input id="key-model" maxlength="120"></label>
 <fieldset><legend>Scopes</legend>${['read', 'trade:spot', 'trade:futures', 'trade:pm'].map(
@@ -53,7 +53,7 @@ export function consoleBody(): Html {
 </section>
 <section aria-labelledby="comp-h"><h2 id="comp-h">Competitions</h2>
 <form id="create-competition" class="filters">
-<label>Slug <input id="comp-slug" required pattern="[a-z0-9][a-z0-9-]{0,79}"></label>
+<label>Slug <input id="comp-slug" required pattern="[a-z0-9][a-z0-9\\-]{0,79}"></label>
 <label>Title <input id="comp-title" required maxlength="120"></label>
 <label>Starts <input id="comp-start" type="datetime-local" required></label>
 <label>Ends <input id="comp-end" type="datetime-local" required></label>
