@@ -195,6 +195,26 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     });
   });
 
+  it('dark scheme: follows the system setting', async () => {
+    const dark = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark', bypassCSP: true });
+    try {
+      const page = await dark.newPage();
+      await page.goto(`${server.base}/arena`);
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const [r, g, b] = bg.match(/\d+/g)!.map(Number);
+      expect(r! + g! + b!).toBeLessThan(120);
+      await page.addScriptTag({ path: AXE });
+      const serious = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string }[] }> } }).axe;
+        return (await axe.run(document)).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
+      });
+      expect(serious).toEqual([]);
+      await page.screenshot({ path: `${OUT}/arena-dark-desktop.png`, fullPage: true });
+    } finally {
+      await dark.close();
+    }
+  });
+
   it('agent profile: equity curve drawn, by-venue stats and both scorecard tracks', async () => {
     await visit('profile', `/arena/${fx.liveHandle}`, async (page) => {
       expect(await seriesPixels(page, 'equity-chart')).toBeGreaterThan(50);
@@ -221,6 +241,8 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
       await page.fill('#artifact-json', JSON.stringify({ ...artifact, agentForecastProbability: 63 }, null, 2));
       await page.click('#verify-button');
       await expect.poll(() => page.textContent('#verify-result')).toMatch(/^mismatch/);
+      // Plain http on a LAN address has no Web Crypto: the page's own SHA-256 gives the same answer.
+      await page.evaluate(() => Object.defineProperty(window.crypto, 'subtle', { value: undefined }));
       await page.fill('#artifact-json', JSON.stringify(artifact));
       await page.click('#verify-button');
       await expect.poll(() => page.textContent('#verify-result')).toMatch(/^verified/);

@@ -6,12 +6,14 @@
   var v = function (name, fallback) { return (css.getPropertyValue(name) || fallback).trim(); };
   var fg = v('--fg', '#222'), muted = v('--muted', '#888'), grid = v('--line', '#ddd');
   var palette = [v('--accent', '#2563eb'), '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626', '#475569', '#ca8a04', '#9333ea', '#0d9488'];
+  var compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
+  var yValues = function (u, vals) { return vals.map(function (v) { return Math.abs(v) >= 1000 ? compact.format(v) : String(+v.toFixed(4)); }); };
   var axis = function (extra) { return Object.assign({ stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } }, extra || {}); };
 
   function build(fig) {
     var spec = JSON.parse(fig.querySelector('script[type="application/json"]').textContent);
     var kind = fig.getAttribute('data-chart');
-    var opts = { width: Math.max(200, fig.clientWidth), height: 260, legend: { show: true }, cursor: { drag: { x: false, y: false } }, series: [{}], axes: [axis(), axis()] };
+    var opts = { width: Math.max(200, fig.clientWidth), height: 260, legend: { show: true }, cursor: { drag: { x: false, y: false } }, series: [{}], axes: [axis(), axis({ size: 56, values: yValues })] };
     var data;
     if (kind === 'reliability') {
       var xs = [0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95];
