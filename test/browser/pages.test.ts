@@ -20,6 +20,7 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const JS_BUDGET_GZIP = 100 * 1024;
 
 interface Figure {
+  name: string;
   page: string;
   fcpMs: number | null;
   jsBytes: number;
@@ -149,7 +150,7 @@ async function visit(name: string, path: string, check: (page: Page) => Promise<
       jsGzipBytes += gzipSync(body).length;
     }
     expect(jsGzipBytes).toBeLessThanOrEqual(JS_BUDGET_GZIP);
-    figures.push({ page: path.replace(/\?.*$/, ''), fcpMs: fcpMs === null ? null : Math.round(fcpMs), jsBytes, jsGzipBytes });
+    figures.push({ name, page: path.replace(/\?.*$/, ''), fcpMs: fcpMs === null ? null : Math.round(fcpMs), jsBytes, jsGzipBytes });
   } finally {
     watching = false;
     await page.close();
@@ -171,7 +172,7 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     await server?.stop();
     if (figures.length > 0) {
       writeFileSync(`${OUT}/figures.json`, `${JSON.stringify(figures, null, 2)}\n`);
-      console.log(figures.map((f) => `${f.page.padEnd(34)} FCP ${String(f.fcpMs).padStart(5)} ms  JS ${f.jsBytes} B (${f.jsGzipBytes} B gzip)`).join('\n'));
+      console.log(figures.map((f) => `${f.name.padEnd(18)} ${f.page.slice(0, 40).padEnd(40)} FCP ${String(f.fcpMs).padStart(5)} ms  JS ${f.jsBytes} B (${f.jsGzipBytes} B gzip)`).join('\n'));
     }
   }, 60_000);
 

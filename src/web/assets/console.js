@@ -65,7 +65,7 @@
     list.forEach(function (c) {
       var li = el('li');
       li.appendChild(el('a', c.name, { href: '/competitions/' + c.slug }));
-      li.appendChild(el('span', ' ' + c.status + ' · ' + c.visibility + ' · ' + c.entryCount + ' entries', { class: 'muted' }));
+      li.appendChild(el('span', ' ' + c.status + ' · ' + (c.featured ? 'featured' : c.visibility) + ' · ' + c.entryCount + (c.entryCount === 1 ? ' entry' : ' entries'), { class: 'muted' }));
       ul.appendChild(li);
       select.appendChild(el('option', c.slug));
     });

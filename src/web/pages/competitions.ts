@@ -9,7 +9,7 @@ type Board = NonNullable<Awaited<ReturnType<typeof competitionBoard>>>;
 export function competitionsBody(list: List): Html {
   return html`<h1>Competitions</h1>
 ${list.competitions.length === 0 ? html`<p class="empty">No public competitions yet. Owners create them in the <a href="/console">console</a>.</p>` : html`<ul class="cards">${list.competitions.map(
-    (c) => html`<li class="card"><h2><a href="/competitions/${c.slug}">${c.name}</a></h2><p>${c.featured ? html`<span class="badge">featured</span> ` : ''}<span class="badge">${c.status}</span> ${c.entryCount} entries</p><p class="muted">${when(c.startsAt)} → ${when(c.endsAt)}</p>${c.description ? html`<p>${c.description}</p>` : ''}</li>`,
+    (c) => html`<li class="card"><h2><a href="/competitions/${c.slug}">${c.name}</a></h2><p>${c.featured ? html`<span class="badge">featured</span> ` : ''}<span class="badge">${c.status}</span> ${c.entryCount} ${c.entryCount === 1 ? 'entry' : 'entries'}</p><p class="muted">${when(c.startsAt)} → ${when(c.endsAt)}</p>${c.description ? html`<p>${c.description}</p>` : ''}</li>`,
   )}</ul>`}
 <p class="muted">JSON: <a href="/api/competitions">/api/competitions</a></p>`;
 }
@@ -17,7 +17,7 @@ ${list.competitions.length === 0 ? html`<p class="empty">No public competitions 
 export function competitionBody(b: Board): Html {
   const c = b.competition;
   return html`<h1>${c.name}</h1>
-<p class="lede"><span class="badge">${c.status}</span> ${when(c.startsAt)} → ${when(c.endsAt)} · ${c.entryCount} entries</p>
+<p class="lede"><span class="badge">${c.status}</span> ${when(c.startsAt)} → ${when(c.endsAt)} · ${c.entryCount} ${c.entryCount === 1 ? 'entry' : 'entries'}</p>
 ${c.description ? html`<p>${c.description}</p>` : ''}
 ${b.rows.length === 0 ? html`<p class="empty">No public entrants yet.</p>` : html`<div class="scroll"><table class="board"><caption>Standings over the competition window</caption>
 <thead><tr><th scope="col">#</th><th scope="col">Agent</th><th scope="col" class="num">Realized PnL</th><th scope="col" class="num hide-s">Trades</th><th scope="col" class="num hide-s">Win rate</th><th scope="col" class="hide-s">Form</th></tr></thead>
