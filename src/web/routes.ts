@@ -24,7 +24,7 @@ import { registerAssets, type AssetName } from './assets.js';
 import { html, type Html } from './html.js';
 import { page } from './layout.js';
 import { calibrationPage, eventPage, MARKET_SORTS, marketsPage, topMoves, type MarketQuery, type MarketSort } from './markets-data.js';
-import { BOARD_SOURCES, leaderboardBody, profileBody, type BoardSource, type Row } from './pages/arena.js';
+import { BOARD_PAGE_SIZE, BOARD_SOURCES, leaderboardBody, profileBody, type BoardSource, type Row } from './pages/arena.js';
 import { coinBody } from './pages/coins.js';
 import { competitionBody, competitionsBody } from './pages/competitions.js';
 import { artifactBody, datasetBody } from './pages/decisions.js';
@@ -90,7 +90,7 @@ export function webRoutes(ctx: AppContext) {
     app.get<{ Querystring: Query }>('/arena', publicPage, async (request, reply) => {
       const window = oneOf<BoardWindow>(str(request.query, 'window'), BOARD_WINDOWS, DEFAULT_WINDOW);
       const source = oneOf<BoardSource>(str(request.query, 'source'), BOARD_SOURCES, 'all');
-      const board = await boards.leaderboard(window, 1, 50);
+      const board = await boards.leaderboard(window, Math.min(100, pageNumber(str(request.query, 'page'))), BOARD_PAGE_SIZE);
       return send(reply, CACHE.leaderboard, { title: 'Arena', path: '/arena', body: leaderboardBody(board, source) });
     });
 

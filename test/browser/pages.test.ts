@@ -99,6 +99,17 @@ async function seriesPixels(page: Page, id: string): Promise<number> {
   }, id);
 }
 
+/** axe-core (already injected) on the page as it is now: serious and critical violations only. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
 /**
  * Opens a page and holds it to the common bar; `check` asserts its own content. Returns the
  * page for further steps (the caller closes it).
@@ -124,20 +135,14 @@ async function visit(name: string, path: string, check: (page: Page) => Promise<
     const fcpMs = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null);
 
     await page.addScriptTag({ path: AXE });
-    const serious = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-      const result = await axe.run(document);
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.impact} ${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
-    });
-    expect(serious).toEqual([]);
+    expect(await seriousViolations(page), 'axe at desktop width').toEqual([]);
 
     await page.screenshot({ path: `${OUT}/${name}-desktop.png`, fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(250); // charts resize after 150 ms
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow, 'horizontal scroll at 390 px').toBeLessThanOrEqual(0);
+    expect(await seriousViolations(page), 'axe at 390 px').toEqual([]);
     await page.screenshot({ path: `${OUT}/${name}-390.png`, fullPage: true });
     watching = false;
     expect(problems).toEqual([]);
@@ -205,11 +210,7 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
       const [r, g, b] = bg.match(/\d+/g)!.map(Number);
       expect(r! + g! + b!).toBeLessThan(120);
       await page.addScriptTag({ path: AXE });
-      const serious = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run: (ctx: Document) => Promise<{ violations: { id: string; impact: string }[] }> } }).axe;
-        return (await axe.run(document)).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id);
-      });
-      expect(serious).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       await page.screenshot({ path: `${OUT}/arena-dark-desktop.png`, fullPage: true });
     } finally {
       await dark.close();

@@ -45,7 +45,7 @@ function agentCell(r: Row): Html {
 /** The leaderboard table (the home page shows its top too). */
 export function boardTable(rows: Row[], caption: string): Html {
   if (rows.length === 0) return html`<p class="empty">No public agents on this board yet.</p>`;
-  return html`<div class="scroll"><table class="board">
+  return html`<div class="scroll" tabindex="0"><table class="board">
 <caption>${caption}</caption>
 <thead><tr><th scope="col">#</th><th scope="col">Agent</th><th scope="col" class="num">Realized PnL</th><th scope="col" class="num hide-s">Trades</th><th scope="col" class="num hide-s">Win rate</th><th scope="col" class="hide-s">Form</th></tr></thead>
 <tbody>${rows.map(
@@ -53,8 +53,11 @@ export function boardTable(rows: Row[], caption: string): Html {
   )}</tbody></table></div>`;
 }
 
+export const BOARD_PAGE_SIZE = 50;
+const boardLink = (w: BoardWindow, s: BoardSource, page = 1) => `/arena?window=${w}&source=${s}${page > 1 ? `&page=${page}` : ''}`;
+
 function switches(current: BoardWindow, source: BoardSource): Html {
-  const link = (w: BoardWindow, s: BoardSource) => `/arena?window=${w}&source=${s}`;
+  const link = (w: BoardWindow, s: BoardSource) => boardLink(w, s);
   return html`<nav class="switches" aria-label="Board window"><span>Window:</span> ${BOARD_WINDOWS.map(
     (w) => html`<a href="${link(w, source)}"${w === current ? html` aria-current="true"` : ''}>${WINDOW_LABELS[w]}</a> `,
   )}</nav>
@@ -72,6 +75,9 @@ export function leaderboardBody(board: Leaderboard, source: BoardSource): Html {
   } Demo agents rank after every live agent; rows under 20 decided trades are marked as a small sample.</p>
 ${switches(board.window, source)}
 ${boardTable(rows, `${WINDOW_LABELS[board.window]} · ${board.total} agents · as of ${board.asOf.slice(0, 16).replace('T', ' ')} UTC`)}
+<nav class="pager" aria-label="Pages">${board.page > 1 ? html`<a rel="prev" href="${boardLink(board.window, source, board.page - 1)}">← Previous</a>` : ''} ${
+    board.page * board.pageSize < board.total ? html`<a rel="next" href="${boardLink(board.window, source, board.page + 1)}">Next →</a>` : ''
+  }</nav>
 <p class="muted">JSON: <a href="/api/arena?window=${board.window}">/api/arena?window=${board.window}</a></p>`;
 }
 
@@ -105,7 +111,7 @@ export function profileBody(p: ProfileData): Html {
 ${chart('equity-chart', `Cumulative realized PnL of ${a.agentName ?? a.handle}`, { series: ['Realized PnL'], points: p.curve, unit: '$' })}
 </section>
 <section aria-labelledby="venues"><h2 id="venues">By venue</h2>
-<div class="scroll"><table><thead><tr><th scope="col">Venue</th><th scope="col" class="num">PnL</th><th scope="col" class="num">Trades</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th></tr></thead>
+<div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Venue</th><th scope="col" class="num">PnL</th><th scope="col" class="num">Trades</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th></tr></thead>
 <tbody>${venues.map(([v, s]) => html`<tr><td>${v}</td><td class="num">${pnl(s.realizedPnlMusd)}</td><td class="num">${s.tradeCount}</td><td class="num">${s.winCount}</td><td class="num">${s.lossCount}</td></tr>`)}</tbody></table></div>
 </section>
 <section aria-labelledby="tracks"><h2 id="tracks">Scorecard</h2>

@@ -31,13 +31,13 @@ export function datasetBody(env: Envelope, f: DatasetFilters, agentError: string
 </form>
 ${agentError ? html`<p class="error" role="alert">${agentError}</p>` : ''}
 <p>Download (first 250 rows; follow <code>X-Next-Cursor</code> for more): <a href="${api('json')}" download>JSON</a> · <a href="${api('jsonl')}" download>JSON Lines</a> · schema <code>${env.schema}</code>, dataset ${env.datasetVersion}, ${env.count} resolved decisions.</p>
-${env.decisions.length === 0 ? html`<p class="empty">No resolved decisions${f.agent ? ` for ${f.agent}` : ''} yet.</p>` : html`<div class="scroll"><table>
+${env.decisions.length === 0 ? html`<p class="empty">No resolved decisions${f.agent ? ` for ${f.agent}` : ''} yet.</p>` : html`<div class="scroll" tabindex="0"><table>
 <caption>Resolved decisions (oldest first)</caption>
 <thead><tr><th scope="col">Question</th><th scope="col" class="hide-s">Agent</th><th scope="col" class="hide-s">Venue</th><th scope="col">Pick</th><th scope="col" class="num">Paid</th><th scope="col">Result</th><th scope="col" class="num">PnL</th></tr></thead>
 <tbody>${env.decisions.map(
     (d) => html`<tr><td><a href="/arena/decisions/${d.decisionUuid}">${d.question ?? d.decisionUuid}</a></td><td class="hide-s">${d.agent}</td><td class="hide-s">${d.venue}</td><td>${d.side} ${d.chosenOutcome}</td><td class="num">${pct(d.predictedProbability, 0)}</td><td>${d.result}</td><td class="num">${pnl(d.pnlMusd)}</td></tr>`,
   )}</tbody></table></div>`}
-${f.includeOpportunities ? html`<h2>Opportunities (not opened)</h2>${opportunities.length === 0 ? html`<p class="empty">None.</p>` : html`<div class="scroll"><table><thead><tr><th scope="col">Event</th><th scope="col">Kind</th><th scope="col" class="hide-s">Agent</th><th scope="col">Recorded</th></tr></thead><tbody>${opportunities.map(
+${f.includeOpportunities ? html`<h2>Opportunities (not opened)</h2>${opportunities.length === 0 ? html`<p class="empty">None.</p>` : html`<div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Event</th><th scope="col">Kind</th><th scope="col" class="hide-s">Agent</th><th scope="col">Recorded</th></tr></thead><tbody>${opportunities.map(
     (o) => html`<tr><td><a href="/arena/decisions/${o.decisionUuid}">${o.eventTitle ?? o.decisionUuid}</a></td><td>${o.opportunityKind}</td><td class="hide-s">${o.agent}</td><td>${when(o.createdAt)}</td></tr>`,
   )}</tbody></table></div>`}` : ''}
 ${next ? html`<p><a rel="next" href="/arena/decisions?${qs({ agent: f.agent, limit: f.limit, includeOpportunities: f.includeOpportunities, cursor: next })}">Next page →</a></p>` : ''}`;
@@ -63,7 +63,7 @@ export function artifactBody(a: Artifact): Html {
 </details>
 </section>
 <section aria-labelledby="fields"><h2 id="fields">Hashed fields</h2>
-<div class="scroll"><table class="kv"><thead><tr><th scope="col">Field</th><th scope="col">Value</th></tr></thead><tbody>${fields.map((k) => html`<tr><th scope="row">${k}</th><td>${value(k)}</td></tr>`)}</tbody></table></div>
+<div class="scroll" tabindex="0"><table class="kv"><thead><tr><th scope="col">Field</th><th scope="col">Value</th></tr></thead><tbody>${fields.map((k) => html`<tr><th scope="row">${k}</th><td>${value(k)}</td></tr>`)}</tbody></table></div>
 </section>
 <section aria-labelledby="settle"><h2 id="settle">Settlement (outside the hash)</h2>
 <dl class="facts"><div><dt>Label</dt><dd>${a.settlementLabel ?? 'pending'}</dd></div><div><dt>Settled</dt><dd>${when(a.settledAt)}</dd></div><div><dt>Stake</dt><dd>${a.stakeMusd ?? '—'}</dd></div><div><dt>PnL</dt><dd>${pnl(a.pnlMusd)}</dd></div><div><dt>Brier</dt><dd>${a.brier ?? '—'}</dd></div></dl>

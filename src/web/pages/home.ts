@@ -49,7 +49,7 @@ export function consoleBody(): Html {
 <button type="submit">Create key</button>
 </form>
 <div id="new-key" class="notice" hidden role="region" aria-label="New key"><p>Your new key — shown once, copy it now:</p><p><code id="new-key-value"></code> <button type="button" id="copy-key">Copy</button> <button type="button" id="dismiss-key">Done</button></p></div>
-<div class="scroll"><table id="keys-table"><caption>Keys</caption><thead><tr><th scope="col">Id</th><th scope="col">Owner</th><th scope="col">Agent</th><th scope="col" class="hide-s">Scopes</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead><tbody></tbody></table></div>
+<div class="scroll" tabindex="0"><table id="keys-table"><caption>Keys</caption><thead><tr><th scope="col">Id</th><th scope="col">Owner</th><th scope="col">Agent</th><th scope="col" class="hide-s">Scopes</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead><tbody></tbody></table></div>
 </section>
 <section aria-labelledby="comp-h"><h2 id="comp-h">Competitions</h2>
 <form id="create-competition" class="filters">

@@ -32,7 +32,7 @@ export function marketsBody(list: ListPage, q: MarketQuery): Html {
 <button type="submit">Apply</button>
 </form>
 <p class="muted">${list.total} markets · page ${q.page}</p>
-${list.rows.length === 0 ? html`<p class="empty">No market matches.</p>` : html`<div class="scroll"><table class="markets">
+${list.rows.length === 0 ? html`<p class="empty">No market matches.</p>` : html`<div class="scroll" tabindex="0"><table class="markets">
 <thead><tr><th scope="col">Market</th><th scope="col" class="num">Leader</th><th scope="col" class="num hide-s">24 h</th><th scope="col" class="num hide-s">Volume 24 h</th><th scope="col" class="num hide-s">Venues</th></tr></thead>
 <tbody>${list.rows.map(({ row, event, venues }) => {
     const lead = leaderOf(event);
@@ -49,7 +49,7 @@ export function eventBody(e: EventPage): Html {
   return html`<h1>${r.title}</h1>
 <p class="lede">${venueName} · ${r.category} · <span class="badge">${r.status}</span>${r.endAt ? html` · ends ${when(r.endAt.toISOString())}` : ''}</p>
 <section aria-labelledby="outcomes"><h2 id="outcomes">Outcomes</h2>
-<div class="scroll"><table><thead><tr><th scope="col">Outcome</th><th scope="col" class="num">Probability</th><th scope="col" class="num hide-s">Bid</th><th scope="col" class="num hide-s">Ask</th></tr></thead>
+<div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Outcome</th><th scope="col" class="num">Probability</th><th scope="col" class="num hide-s">Bid</th><th scope="col" class="num hide-s">Ask</th></tr></thead>
 <tbody>${e.outcomes.map((o) => html`<tr><td>${o.name}</td><td class="num">${pct(o.probability)}</td><td class="num hide-s">${o.bid ?? '—'}</td><td class="num hide-s">${o.ask ?? '—'}</td></tr>`)}</tbody></table></div>
 <dl class="facts"><div><dt>Consensus</dt><dd>${ref ? html`${pct(ref.probability)} ${ref.outcomeName ?? ''} <span class="muted">(${ref.venueCount} venues, spread ${ref.spreadPoints} pts)</span>` : html`<span class="muted">none (needs 2+ oriented open venues)</span>`}</dd></div>
 <div><dt>Volume 24 h</dt><dd>${money(r.volume24h)}</dd></div><div><dt>Liquidity</dt><dd>${money(r.liquidity)}</dd></div><div><dt>24 h change</dt><dd>${change(r.priceChange24h)}</dd></div></dl>
@@ -59,7 +59,7 @@ export function eventBody(e: EventPage): Html {
 ${chart('price-chart', `Price history of ${r.title}`, { series: [e.leader?.name ?? 'probability'], points: e.history.points, unit: '%' })}
 </section>
 <section aria-labelledby="cross"><h2 id="cross">Across venues</h2>
-${e.cross.length === 0 ? html`<p class="empty">No other venue lists this event.</p>` : html`<div class="scroll"><table id="cross-venue"><thead><tr><th scope="col">Venue</th><th scope="col">Their question</th><th scope="col">Orientation</th><th scope="col" class="num">Probability (our orientation)</th></tr></thead>
+${e.cross.length === 0 ? html`<p class="empty">No other venue lists this event.</p>` : html`<div class="scroll" tabindex="0"><table id="cross-venue"><thead><tr><th scope="col">Venue</th><th scope="col">Their question</th><th scope="col">Orientation</th><th scope="col" class="num">Probability (our orientation)</th></tr></thead>
 <tbody>${e.cross.map(
     (m) => html`<tr><td>${m.sourceName as string}</td><td><a href="/markets/${m.source as string}/${m.eventSlug as string}">${m.eventTitle as string}</a> <span class="muted">${m.eventStatus as string}</span></td><td>${m.orientation as string}</td><td class="num">${pct(m.probability as number | null)}</td></tr>`,
   )}</tbody></table></div>`}
@@ -85,7 +85,7 @@ ${chart('calibration-chart', 'Reliability diagram: predicted probability against
     series: scored.map((s) => s.name),
     bins: scored.map((s) => s.stats.reliability.map((b) => [b.predictedMean, b.realizedRate])),
   }, { kind: 'reliability' })}
-<div class="scroll"><table><caption>Scored venues (at least ${minSample} resolved markets)</caption><thead><tr><th scope="col">Venue</th><th scope="col" class="num">Markets</th><th scope="col" class="num">ECE</th><th scope="col" class="num">Mean winner confidence</th></tr></thead>
+<div class="scroll" tabindex="0"><table><caption>Scored venues (at least ${minSample} resolved markets)</caption><thead><tr><th scope="col">Venue</th><th scope="col" class="num">Markets</th><th scope="col" class="num">ECE</th><th scope="col" class="num">Mean winner confidence</th></tr></thead>
 <tbody>${scored.map((s) => html`<tr><td>${s.name}</td><td class="num">${s.stats.sampleSize}</td><td class="num">${s.stats.calibrationError ?? '—'}</td><td class="num">${s.stats.meanWinnerConfidence === null ? '—' : pct(s.stats.meanWinnerConfidence * 100)}</td></tr>`)}</tbody></table></div>
 ${pending.length ? html`<p class="muted">Pending (below ${minSample}): ${pending.map((s) => `${s.name} (${s.stats.sampleSize})`).join(', ')}.</p>` : ''}
 <p class="muted">JSON with the final-price and own-capture series: <a href="/api/prediction-markets/calibration">/api/prediction-markets/calibration</a></p>`;
