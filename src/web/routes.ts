@@ -10,6 +10,7 @@ import { handleFor, keyIdFromHandle } from '../domain/api-keys.js';
 import { CANDLE_RANGE_NAMES, DEFAULT_CANDLE_RANGE, type CandleRange } from '../domain/candles.js';
 import { similarCoins } from '../domain/similar-coins.js';
 import type { AppContext } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
 import { CACHE } from '../http/routes/arena/schemas.js';
 import { relatedMarketsForCoin } from '../pm/api.js';
 import { venueById } from '../pm/venues.js';
@@ -80,6 +81,17 @@ export function webRoutes(ctx: AppContext) {
     const boards = new ArenaBoards(db, ctx.clock, { houseAgents: ctx.config.houseAgents });
     const publicPage = { config: { publicRate: true }, schema: { hide: true } };
     registerAssets(app);
+
+    // People get pages for errors too (the budget's 429 keeps its Retry-After and RateLimit-* headers).
+    app.setErrorHandler((error, request, reply) => {
+      const path = request.url.split('?')[0]!;
+      if (error instanceof ApiError) {
+        reply.headers(error.headers);
+        return send(reply, 'no-store', { title: 'Error', path, body: html`<h1>${error.statusCode === 429 ? 'Too many requests' : 'Request refused'}</h1><p>${error.message}</p>` }, error.statusCode);
+      }
+      request.log.error({ err: error }, 'page failed');
+      return send(reply, 'no-store', { title: 'Error', path, body: html`<h1>Something went wrong</h1><p>The page could not be built; try again shortly.</p>` }, 500);
+    });
 
     app.get('/', publicPage, async (_request, reply) => {
       const board = await boards.leaderboard(DEFAULT_WINDOW, 1, 5);
