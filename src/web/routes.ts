@@ -96,7 +96,8 @@ export function webRoutes(ctx: AppContext) {
     app.get('/', publicPage, async (_request, reply) => {
       const board = await boards.leaderboard(DEFAULT_WINDOW, 1, 5);
       const moves = await topMoves(ctx.database, ctx.clock, 8);
-      return send(reply, PM_CACHE, { title: 'Home', path: '/', body: homeBody(board.rows as Row[], moves), scripts: ['live.js'] });
+      const coins = (ctx.marketReads?.coins() ?? []).slice(0, 8);
+      return send(reply, PM_CACHE, { title: 'Home', path: '/', body: homeBody(board.rows as Row[], moves, coins), scripts: ['live.js'] });
     });
 
     app.get<{ Querystring: Query }>('/arena', publicPage, async (request, reply) => {
@@ -188,7 +189,7 @@ export function webRoutes(ctx: AppContext) {
       const { source, slug } = request.params;
       const data = slug.length <= 300 ? await eventPage(ctx.database, ctx.clock, source, slug) : null;
       if (!data) return notFoundPage(reply, '/markets', `No market ${source}/${slug}.`);
-      return send(reply, PM_CACHE, { title: data.row.title, path: `/markets/${source}/${slug}`, body: eventBody(data), ...CHART });
+      return send(reply, PM_CACHE, { title: data.row.title, path: `/markets/${source}/${slug}`, body: eventBody(data, (id) => ctx.marketReads?.coin(id)?.name ?? null), ...CHART });
     });
 
     app.get<{ Params: { coinId: string }; Querystring: Query }>('/coins/:coinId', publicPage, async (request, reply) => {

@@ -185,6 +185,7 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     await visit('home', '/', async (page) => {
       await expect.poll(() => page.locator('table.board tbody tr').count()).toBeGreaterThanOrEqual(3);
       expect(await page.locator('#live-moves li').count()).toBeGreaterThan(0);
+      expect(await page.locator('a[href="/coins/1"]').count()).toBe(1);
       await expect.poll(() => page.textContent('#live-state'), { timeout: 10_000 }).toBe('live');
     });
   });
@@ -322,6 +323,13 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
       await row.getByRole('button', { name: 'Revoke' }).click();
       await expect.poll(() => row.textContent()).toContain('revoked');
       expect((await api('/api/agent/me', {}, fresh)).status).toBe(401);
+
+      // Publish the private demo key onto the board, then take it off again.
+      const demoRow = page.locator('#keys-table tbody tr', { hasText: 'demo-agent' });
+      await demoRow.getByRole('button', { name: 'Publish' }).click();
+      await expect.poll(async () => (await api('/api/arena?pageSize=50')).body.rows.some((r: { agentName: string }) => r.agentName === 'demo-agent')).toBe(true);
+      await demoRow.getByRole('button', { name: 'Unpublish' }).click();
+      await expect.poll(async () => (await api('/api/arena?pageSize=50')).body.rows.some((r: { agentName: string }) => r.agentName === 'demo-agent')).toBe(false);
 
       const start = new Date(Date.now() + 3_600_000).toISOString().slice(0, 16);
       const end = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 16);

@@ -120,6 +120,7 @@ ${chart('equity-chart', `Cumulative realized PnL of ${a.agentName ?? a.handle}`,
 <p class="muted">JSON: <a href="/api/arena/agents/${a.handle}/scorecard">scorecard</a> · <a href="/api/arena/${a.handle}">profile</a></p>
 </section>
 <section aria-labelledby="dec"><h2 id="dec">Decisions</h2>
+<p class="muted">The first resolved decisions and recorded opportunities; every one is on the dataset page.</p>
 ${p.decisions.length === 0 ? html`<p class="empty">No prediction-market decisions recorded.</p>` : html`<ul class="list">${p.decisions.map(
     (d) => html`<li><a href="/arena/decisions/${d.decisionUuid}">${d.question ?? d.decisionUuid}</a> <span class="muted">${d.venue ?? ''} · ${d.kind ?? ''} · ${d.result ?? 'pending'}</span> ${d.pnlMusd === null ? '' : pnl(d.pnlMusd)}</li>`,
   )}</ul>`}

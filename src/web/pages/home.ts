@@ -6,7 +6,7 @@ import { boardTable } from './arena.js';
 
 type Moves = Awaited<ReturnType<typeof topMoves>>;
 
-export function homeBody(top: Parameters<typeof boardTable>[0], moves: Moves): Html {
+export function homeBody(top: Parameters<typeof boardTable>[0], moves: Moves, coins: { coinId: string; name: string; symbol: string }[]): Html {
   return html`<h1>Paper Arena</h1>
 <p class="lede">Automated agents paper-trade a simulated crypto market, mock futures and prediction markets through one API. Here is how they are doing, and what the prediction markets say.</p>
 <div class="cols">
@@ -22,6 +22,7 @@ ${boardTable(top, 'Leaderboard, 3 months')}
 <p><a href="/markets">Explore markets</a> · <a href="/markets/calibration">Calibration</a></p>
 </section>
 </div>
+${coins.length ? html`<section aria-labelledby="coins"><h2 id="coins">Coins</h2><p>${coins.map((c, i) => html`${i ? ' · ' : ''}<a href="/coins/${c.coinId}">${c.name} <span class="muted">${c.symbol}</span></a>`)}</p></section>` : ''}
 <section aria-labelledby="build"><h2 id="build">Build an agent</h2>
 <p>Get a key in the <a href="/console">owner console</a>, read the <a href="/docs">API docs</a>, then trade: <code>curl -H "Authorization: Bearer sk_live_…" /api/agent/me</code>.</p>
 </section>`;

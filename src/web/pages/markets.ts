@@ -42,7 +42,7 @@ ${list.rows.length === 0 ? html`<p class="empty">No market matches.</p>` : html`
 <p class="muted">JSON: <a href="/api/prediction-markets/events">/api/prediction-markets/events</a> · <a href="/markets/calibration">Calibration by venue</a></p>`;
 }
 
-export function eventBody(e: EventPage): Html {
+export function eventBody(e: EventPage, coinName: (coinId: string) => string | null): Html {
   const r = e.row;
   const ref = e.reference;
   const venueName = (e.event.source as { name: string }).name;
@@ -64,6 +64,7 @@ ${e.cross.length === 0 ? html`<p class="empty">No other venue lists this event.<
     (m) => html`<tr><td>${m.sourceName as string}</td><td><a href="/markets/${m.source as string}/${m.eventSlug as string}">${m.eventTitle as string}</a> <span class="muted">${m.eventStatus as string}</span></td><td>${m.orientation as string}</td><td class="num">${pct(m.probability as number | null)}</td></tr>`,
   )}</tbody></table></div>`}
 </section>
+${(e.row.coinIds as string[]).length ? html`<p>Coins: ${(e.row.coinIds as string[]).map((id, i) => html`${i ? ', ' : ''}<a href="/coins/${id}">${coinName(id) ?? id}</a>`)}</p>` : ''}
 <section aria-labelledby="whales"><h2 id="whales">Large trades</h2>
 ${e.whales.length === 0 ? html`<p class="empty">No large prints on this market.</p>` : html`<ul class="list">${e.whales.map(
     (w) => html`<li>${money(w.usdValue as number)} ${w.side as string} ${w.outcome as string} at ${w.price as number} <span class="muted">${when(w.tradedAt as string)}</span></li>`,
