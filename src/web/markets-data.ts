@@ -126,11 +126,17 @@ export async function eventPage(database: Database, clock: Clock, source: string
   };
 }
 
+type CalibrationSeries = { source: string; name: string; stats: SeriesStats }[];
+/** Computed once per snapshot: the resolved set only changes when the snapshot does. */
+const calibrationBySnapshot = new WeakMap<PmSnapshot, CalibrationSeries>();
+
 /** Per venue: the 24 h-lead reliability series (the `scored` series of the calibration route). */
-export async function calibrationPage(database: Database, clock: Clock): Promise<{ source: string; name: string; stats: SeriesStats }[]> {
+export async function calibrationPage(database: Database, clock: Clock): Promise<CalibrationSeries> {
   const snap = await pmReadModel(database, clock).snapshot();
+  const known = calibrationBySnapshot.get(snap);
+  if (known) return known;
   const resolved = snap.rows.filter((r) => r.resolutionState === 'resolved' && r.winnerExternalId);
-  return VENUES.map((v) => ({
+  const series = VENUES.map((v) => ({
     source: v.id,
     name: v.name,
     stats: seriesStats(
@@ -143,4 +149,6 @@ export async function calibrationPage(database: Database, clock: Clock): Promise
         })),
     ),
   }));
+  calibrationBySnapshot.set(snap, series);
+  return series;
 }
