@@ -49,7 +49,7 @@ let seq = 0;
 
 /** Data every page needs: demo rows, a live public agent with a closed trade, a decision, a competition, a multi-venue event. */
 async function seed(): Promise<void> {
-  await until(async () => ((await api('/api/arena')).body?.rows?.length ?? 0) >= 3, 60_000, 'three demo rows');
+  await until(async () => ((await api('/api/arena')).body?.rows?.length ?? 0) >= 3, 120_000, 'three demo rows');
   const demo = (await api('/api/arena')).body.rows.find((r: { source: string }) => r.source === 'demo');
   fx.handle = demo.handle;
 
@@ -59,7 +59,7 @@ async function seed(): Promise<void> {
       cluster = (await api('/api/prediction-markets/canonical?limit=1')).body?.data?.[0];
       return (cluster?.venueCount ?? 0) >= 3;
     },
-    60_000,
+    120_000,
     'an event on three venues',
   );
   const open = cluster!.members.filter((m) => m.status === 'open');
@@ -170,7 +170,7 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
     // bypassCSP lets axe-core be injected; the pages' own CSP is asserted on every response.
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-  }, 180_000);
+  }, 480_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -8,7 +8,7 @@ const NAME = '<img src=x onerror=alert(1)>';
 
 beforeAll(async () => {
   t = await createTestApp({ config: { publicRpm: 4 } });
-});
+}, 180_000);
 afterAll(async () => {
   await t.close();
 });

@@ -40,7 +40,8 @@ export async function startWebServer(): Promise<WebServer> {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await until(() => output.includes('listening on'), 120_000);
+    // A cold start takes seconds on an idle machine and minutes on a loaded one.
+    await until(() => output.includes('listening on'), 300_000, 'the server to listen');
   } catch (error) {
     child.kill('SIGKILL');
     await stop();
