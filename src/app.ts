@@ -25,6 +25,7 @@ import { newsRoute } from './http/routes/agent/news.js';
 import type { NewsSource } from './news/types.js';
 import { systemRoutes } from './http/routes/system.js';
 import { guideRoutes } from './http/routes/guide.js';
+import { webRoutes } from './web/routes.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
 import { RedisRateLimitStore } from './ratelimit/redis-store.js';
@@ -135,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(coinMoverRoutes(ctx));
   await app.register(arenaRoutes(ctx));
   await app.register(pmRoutes(ctx));
+  await app.register(webRoutes(ctx));
   if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
 
   app.addHook('onClose', async () => {

@@ -1,0 +1,45 @@
+/** The pages over HTTP (no browser): headers, escaping of agent-chosen text, the budget's 429 page. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handleFor } from '../../src/domain/api-keys.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+const NAME = '<img src=x onerror=alert(1)>';
+
+beforeAll(async () => {
+  t = await createTestApp({ config: { publicRpm: 4 } });
+}, 180_000);
+afterAll(async () => {
+  await t.close();
+});
+
+describe('web pages over HTTP', () => {
+  it('renders the board as HTML with the JSON route\'s cache header, agent text escaped, then answers the exhausted budget with an HTML 429', async () => {
+    const { keyId } = await t.newKey(['read'], { agentName: NAME, public: true });
+    const res = await t.app.inject({ method: 'GET', url: '/arena' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('public, max-age=30');
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.body).toContain(`href="/arena/${handleFor(keyId, NAME)}"`);
+    expect(res.body).not.toContain(NAME);
+    expect(res.body).toContain('&lt;img src=x onerror=alert(1)&gt;');
+
+    const profile = await t.app.inject({ method: 'GET', url: `/arena/${handleFor(keyId, NAME)}` });
+    expect(profile.statusCode).toBe(200);
+    expect(profile.body).not.toContain(NAME);
+    expect((await t.app.inject({ method: 'GET', url: '/arena/a999999-nobody' })).statusCode).toBe(404);
+
+    // Four per minute: two used above, the 404 made three; the fourth passes, the fifth is refused.
+    expect((await t.app.inject({ method: 'GET', url: '/competitions' })).statusCode).toBe(200);
+    const refused = await t.app.inject({ method: 'GET', url: '/competitions' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(refused.body).toContain('Too many requests');
+    // Static files are outside the budget.
+    const css = await t.app.inject({ method: 'GET', url: '/static/app.css' });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['cache-control']).toContain('immutable');
+  });
+});
