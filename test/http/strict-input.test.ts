@@ -12,12 +12,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t.close());
 
-const post = (url: string, payload: unknown, headers = bearer(key)) =>
+const post = (url: string, payload: unknown, headers: Record<string, string> = bearer(key)) =>
   t.app.inject({ method: 'POST', url, headers, payload: payload as object });
 const get = (url: string, headers: Record<string, string> = bearer(key)) => t.app.inject({ method: 'GET', url, headers });
 
 function expectInvalid(res: { statusCode: number; json(): any }, field: string): void {
-  expect(res.statusCode, JSON.stringify(res.json())).toBe(400);
+  expect(res.statusCode, `${field}: ${JSON.stringify(res.json())}`).toBe(400);
   expect(res.json()).toMatchObject({ error: 'invalid_request', field });
   expect(res.json().message).toContain(field);
 }
@@ -96,7 +96,11 @@ describe('numbers (issue 12 items 2 and 3)', () => {
       ['/api/prediction-markets/resolved?limit=Infinity', 'query.limit'],
       ['/api/prediction-markets/canonical?limit=Infinity', 'query.limit'],
     ];
-    for (const [url, field] of cases) expectInvalid(await get(url), field);
+    for (const [url, field] of cases) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(400);
+      expectInvalid(res, field);
+    }
   });
 
   it('answers 404 (unknown) or 400 for ids beyond 2^53 - 1, never 500', async () => {
