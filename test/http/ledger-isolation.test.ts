@@ -23,6 +23,7 @@ describe('ledger fault isolation on the real store', () => {
       eventType: 'read',
       ledgerStatus: 'success',
       requestSummary: { body: 'poison-marker' },
+      blockReasons: [],
       startedAt: new Date(t.clock.now()),
     });
     const quote = await t.app.inject({
