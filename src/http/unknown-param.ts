@@ -1,8 +1,8 @@
 /**
  * Routes whose path parameter names a resource the contract answers 404 for when unknown (§7):
- * a parameter that cannot name anything (control characters, too long, an id beyond 2^53 − 1)
- * is such an unknown id. Routes not listed answer 400 `invalid_request` naming the parameter
- * (the contract's "bad handle", "bad id").
+ * a parameter that cannot name anything (a control character, an id beyond 2^53 − 1) is such an
+ * unknown id. Malformed parameters (type, length, pattern) and routes not listed answer 400
+ * `invalid_request` naming the parameter (the contract's "bad handle", "bad id").
  */
 export const UNKNOWN_PARAM_CODES: Readonly<Record<string, string>> = {
   '/api/admin/keys/:keyId': 'key_not_found',

@@ -74,8 +74,11 @@ describe('errors outside the router answer the envelope (item 5)', () => {
     expect(envelope(tooLong).error).toBe('uri_too_long');
     expect(tooLong.body).not.toContain(long);
     const overSchema = await request(`/api/competitions/${'a'.repeat(200)}`);
-    expect(overSchema.status).toBe(404);
-    expect(envelope(overSchema).error).toBe('competition_not_found');
+    expect(overSchema.status).toBe(400);
+    expect(envelope(overSchema)).toMatchObject({ error: 'invalid_request', field: 'params.slug' });
+    const nul = await request('/api/competitions/%00');
+    expect(nul.status).toBe(404);
+    expect(envelope(nul).error).toBe('competition_not_found');
     expect((await request('/healthz')).status).toBe(200);
   });
 });

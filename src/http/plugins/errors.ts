@@ -24,6 +24,13 @@ function validationMessage(error: FastifyError, field: string): string {
   return `${field} ${first?.message ?? 'is invalid'}`;
 }
 
+/**
+ * Validation failures that mean "no such id" rather than "malformed": a control character, or a
+ * number outside every id's range (beyond 2^53 − 1, not finite). Shape failures (a type, a
+ * length, a pattern) stay 400, the contract's "bad id" / "bad handle".
+ */
+const CANNOT_NAME_ANYTHING = new Set(['x-no-controls', 'x-no-controls-deep', 'x-finite', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
+
 /** One envelope for every error; bad input is always 4xx; no stack or SQL ever leaves. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
@@ -33,7 +40,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error.validation) {
       const field = fieldOf(error);
       const unknownCode = error.validationContext === 'params' ? UNKNOWN_PARAM_CODES[request.routeOptions.url ?? ''] : undefined;
-      if (unknownCode) return reply.status(404).send({ error: unknownCode, message: `no resource for ${field}` });
+      if (unknownCode && CANNOT_NAME_ANYTHING.has(error.validation[0]?.keyword ?? '')) return reply.status(404).send({ error: unknownCode, message: `no resource for ${field}` });
       return reply.status(400).send({ error: 'invalid_request', message: validationMessage(error, field), field });
     }
     const status = error.statusCode ?? 500;
