@@ -13,13 +13,16 @@ import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
  * path parameters are coerced from text, as they can only be text.
  */
 
-const LINE_CONTROLS = /[\u0000-\u001f\u007f]/;
-const FREE_TEXT_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const CONTROL_MESSAGE = 'must not contain control characters';
+// Control characters, and lone UTF-16 surrogates (not storable text; PostgreSQL jsonb refuses them).
+const LONE_SURROGATE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const LINE_CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f]|${LONE_SURROGATE}`);
+const FREE_TEXT_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]|${LONE_SURROGATE}`);
+const CONTROL_MESSAGE = 'must not contain control characters or invalid Unicode';
 
 export const NO_CONTROLS = 'x-no-controls';
 export const NO_CONTROLS_DEEP = 'x-no-controls-deep';
 export const FREE_TEXT = 'x-free-text';
+const NO_CONTROL_KEYS = 'x-no-control-keys';
 const FINITE = 'x-finite';
 
 /** The JSON-pointer path to the first string (or object key) inside `value` with a control character, or null. */
@@ -59,6 +62,7 @@ export function hardenSchema(input: unknown): unknown {
     if (node.minimum === undefined && node.exclusiveMinimum === undefined) node.minimum = -Number.MAX_SAFE_INTEGER;
   }
   if (types.includes('number') || types.includes('integer')) node[FINITE] = true;
+  if (types.includes('object')) node[NO_CONTROL_KEYS] = true; // record keys are caller strings too
   const composite = SUBSCHEMA_LISTS.some((k) => k in node) || 'enum' in node || 'const' in node || '$ref' in node;
   if (types.length === 0 && !composite) node[NO_CONTROLS_DEEP] = true; // an open value: check everything in it
   if (types.includes('object') && node.additionalProperties !== false && typeof node.additionalProperties !== 'object') {
@@ -106,6 +110,18 @@ function newAjv(coerce: boolean): Ajv {
       if (path === null) return true;
       const instancePath = `${where?.instancePath ?? ''}${path}`;
       (check as unknown as { errors: unknown[] }).errors = [keywordError(NO_CONTROLS_DEEP, CONTROL_MESSAGE, instancePath)];
+      return false;
+    },
+  });
+  ajv.addKeyword({
+    keyword: NO_CONTROL_KEYS,
+    type: 'object',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function check(_on: boolean, data: Record<string, unknown>, _parent?: unknown, where?: { instancePath: string }) {
+      const bad = Object.keys(data).find((k) => LINE_CONTROLS.test(k));
+      if (bad === undefined) return true;
+      (check as unknown as { errors: unknown[] }).errors = [keywordError(NO_CONTROL_KEYS, `has a field name that ${CONTROL_MESSAGE}`, where?.instancePath ?? '')];
       return false;
     },
   });

@@ -133,7 +133,10 @@ const EDGE_TEXT = [
   ...['a\u0000b', '\u0001', '\u001f', '\u007f', 'x\ny', 'x\ty', 'zzz', 'BUY', 'x'.repeat(5_000)],
 ].map((v) => encodeURIComponent(v));
 const EDGE_RAW = ['..%2F..%2Fetc%2Fpasswd', '%E0%A4%A', '%', '%zz', 'a'.repeat(600)];
-const EDGE_JSON: Json[] = [1e308, -1e308, 2 ** 53, 2 ** 63, -1, 0, 1.5, true, false, null, 'str', [], {}, 'a\u0000b', '\u0001', 'x\ny', 'zzz', 'x'.repeat(5_000)];
+const EDGE_JSON: Json[] = [
+  ...[1e308, -1e308, 2 ** 53, 2 ** 63, -1, 0, 1.5, true, false, null, 'str', [], {}, 'a\u0000b', '\u0001', 'x\ny', 'zzz', 'x'.repeat(5_000)],
+  ...['\ud800', 'a\udc00b', { 'k\u0000': 'v' }, { k: 'a\u0000' }, ['a\u0000']],
+];
 
 function catalogue(op: Operation): Plan[] {
   const { plan, baseBody } = planner(op);

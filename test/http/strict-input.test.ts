@@ -47,6 +47,9 @@ describe('control characters (issue 12 items 1 and 2)', () => {
       ['/api/agent/spot/order', { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.001, idempotencyKey: 'k\nv' }, 'body.idempotencyKey'],
       ['/api/agent/futures/open', { coinId: '1', side: 'long', leverage: 2, marginMusd: 100, idempotencyKey: '\u0000' }, 'body.idempotencyKey'],
       ['/api/agent/pm/opportunity', { kind: 'abstained', source: 'x\u0000' }, 'body.source'],
+      ['/api/agent/pm/opportunity', { kind: 'abstained', thesis: 'lone \ud800 surrogate' }, 'body.thesis'],
+      ['/api/agent/pm/opportunity', { kind: 'abstained', provenance: { skillVersions: { 'k\u0000': '1' } } }, 'body.provenance.skillVersions'],
+      ['/api/agent/pm/opportunity', { kind: 'abstained', provenance: { providerVerified: { deep: ['ok', 'n\u0000'] } } }, 'body.provenance.providerVerified.deep.1'],
       ['/api/admin/competitions', { slug: 'c1', title: 'T\u0000', startsAt: '2026-11-01T00:00:00Z', endsAt: '2026-12-01T00:00:00Z' }, 'body.title', adminHeaders],
     ];
     for (const [url, body, field, headers] of cases) expectInvalid(await post(url, body, headers), field);

@@ -29,7 +29,7 @@ function validationMessage(error: FastifyError, field: string): string {
  * number outside every id's range (beyond 2^53 − 1, not finite). Shape failures (a type, a
  * length, a pattern) stay 400, the contract's "bad id" / "bad handle".
  */
-const CANNOT_NAME_ANYTHING = new Set(['x-no-controls', 'x-no-controls-deep', 'x-finite', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
+const CANNOT_NAME_ANYTHING = new Set(['x-no-controls', 'x-no-controls-deep', 'x-no-control-keys', 'x-finite', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
 
 /** One envelope for every error; bad input is always 4xx; no stack or SQL ever leaves. */
 export function installErrorHandling(app: FastifyInstance): void {
