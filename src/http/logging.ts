@@ -88,6 +88,10 @@ export function cappedStream(inner: DestinationStream): DestinationStream {
   return { write: (line: string) => inner.write(capLogLine(line)) };
 }
 
+let stdout: DestinationStream | null = null;
+/** One stdout destination per process, however many apps it builds (tests build many). */
+const stdoutDestination = (): DestinationStream => (stdout ??= pino.destination(1));
+
 /** Fastify/pino options: header and body secrets redacted, URLs redacted, errors trimmed, lines capped. */
 export function loggerOptions(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): LoggerOptions & { stream: DestinationStream } {
   return {
@@ -101,6 +105,6 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>, destination?: De
       error: serializeError,
       req: serializeRequest as (req: unknown) => unknown,
     },
-    stream: cappedStream(destination ?? pino.destination(1)),
+    stream: cappedStream(destination ?? stdoutDestination()),
   };
 }

@@ -59,7 +59,9 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` });
+    const path = request.url.split('?')[0]!;
+    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    reply.status(404).send({ error: 'not_found', message: `no route ${request.method} ${shown}` });
   });
 }
 
