@@ -85,7 +85,13 @@ export function capLogLine(line: string): string {
 
 /** Wraps a destination so every line is capped. */
 export function cappedStream(inner: DestinationStream): DestinationStream {
-  return { write: (line: string) => inner.write(capLogLine(line)) };
+  const flushable = inner as DestinationStream & { flush?: (cb?: (e?: Error) => void) => void; flushSync?: () => void };
+  return {
+    write: (line: string) => inner.write(capLogLine(line)),
+    // pino flushes its stream on shutdown when it can; keep that through the wrapper.
+    ...(flushable.flush ? { flush: (cb?: (e?: Error) => void) => flushable.flush!(cb) } : {}),
+    ...(flushable.flushSync ? { flushSync: () => flushable.flushSync!() } : {}),
+  } as DestinationStream;
 }
 
 let stdout: DestinationStream | null = null;
