@@ -2,11 +2,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pmTradingRoutes } from './http/routes/agent/pm.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config/env.js';
 import type { AppContext } from './http/context.js';
 import { installOpenApi } from './http/openapi.js';
 import { installAgentAuth } from './http/plugins/auth.js';
-import { installErrorHandling } from './http/plugins/errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/plugins/errors.js';
+import { loggerOptions } from './http/logging.js';
 import { installLedger } from './http/plugins/ledger.js';
 import { installMetrics } from './http/plugins/metrics.js';
 import { installPublicRateLimit } from './http/plugins/rate-limit.js';
@@ -26,6 +28,7 @@ import type { NewsSource } from './news/types.js';
 import { systemRoutes } from './http/routes/system.js';
 import { guideRoutes } from './http/routes/guide.js';
 import { webRoutes } from './web/routes.js';
+import { requestValidatorCompiler } from './http/validation.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
 import { RedisRateLimitStore } from './ratelimit/redis-store.js';
@@ -52,6 +55,8 @@ export interface AppDeps {
   marketReads?: MarketReads;
   /** News for /api/agent/news; default: the simulated wire over `marketReads` and the PM data. */
   news?: NewsSource;
+  /** Where log lines go (default stdout); tests capture them. */
+  logStream?: DestinationStream;
   /** Extra routes (tests register test-only writes here) before the app is sealed. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 }
@@ -63,31 +68,31 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', 'adminToken', '*.key', '*.adminToken'],
-        censor: '[redacted]',
-      },
-    },
+    logger: loggerOptions(config, deps.logStream),
     bodyLimit: BODY_LIMIT_BYTES,
+    // Longer parameters answer the envelope from frameworkErrors instead of reaching a route.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     return503OnClosing: true,
     // Plugins (the docs page among them) may take a while to start on a busy machine.
     pluginTimeout: 60_000,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Bodies uncoerced, query/params coerced; no control characters, only finite safe numbers.
+  app.setValidatorCompiler(requestValidatorCompiler());
 
   const rateLimits =
     deps.rateLimits ?? (config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore());
   const ledger = new LedgerWriter(deps.ledgerStore ?? { insert: (rows) => insertLedgerRows(deps.database.db, rows) }, {
     flushMs: config.ledgerFlushMs,
-    onError: (error, dropped) => app.log.warn({ err: error, dropped }, 'ledger write failed; serving on (fail-open)'),
+    onProblem: ({ kind, dropped, error }) =>
+      app.log.warn({ err: error, kind, dropped, stats: ledger.stats() }, 'ledger writer: serving on (fail-open)'),
   });
   const keyCache = new KeyCache();
   const stopKeyChanges = await deps.database.listen(

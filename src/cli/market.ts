@@ -33,8 +33,22 @@ import { CliError } from './admin-ops.js';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const USAGE = 'usage: market record --out tape.ndjson [--minutes 60] [--every 10] [--no-wait] [--source sim|live]';
 
-async function recordLive(config: Config, file: string, minutes: number, everySeconds: number, startMs: number, waitUntil: (t: number) => Promise<void>): Promise<number> {
-  const http = { ...DEFAULT_HTTP, fetch: globalThis.fetch as unknown as FetchLike };
+/** How live sources are reached; tests answer without a network and without waiting. */
+export interface LiveHttp {
+  fetch?: FetchLike;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+async function recordLive(
+  config: Config,
+  file: string,
+  minutes: number,
+  everySeconds: number,
+  startMs: number,
+  waitUntil: (t: number) => Promise<void>,
+  liveHttp: LiveHttp,
+): Promise<number> {
+  const http = { ...DEFAULT_HTTP, fetch: globalThis.fetch as unknown as FetchLike, ...liveHttp };
   const live = new LiveMarket({
     coins: loadCoins(config.coinsFile),
     prices: new CoinGeckoClient({ http, apiKey: config.coingeckoApiKey }),
@@ -43,6 +57,14 @@ async function recordLive(config: Config, file: string, minutes: number, everySe
     pollMs: everySeconds * 1000,
     log: (_level, message) => process.stderr.write(`${message}\n`),
   });
+  // A first poll before any file is written: without prices there is nothing to record.
+  const first = await live.poll().catch((error: unknown) => ({ ok: false, coins: 0, errors: [(error as Error).message] }));
+  if (first.coins === 0) {
+    throw new CliError(
+      `market: the live sources answered no prices (${first.errors.join('; ') || 'no coins mapped'}); no tape written. ` +
+        'Check the network (CoinGecko, alternative.me), or record the simulated market with --source sim.',
+    );
+  }
   out(`market: recording the live sources for ${minutes} min, a poll every ${everySeconds} s, to ${resolve(file)}`);
   const snapshots = await recordTape({
     market: live.market,
@@ -103,7 +125,7 @@ export async function openSimMarket(config: Config, nowMs: number, checkpoint: S
   return { market: new SimMarket(result.universe, result.state, book), resumed: false };
 }
 
-export async function runMarketCommand(config: Config, sub: string | undefined, flags: Map<string, string | true>): Promise<number> {
+export async function runMarketCommand(config: Config, sub: string | undefined, flags: Map<string, string | true>, liveHttp: LiveHttp = {}): Promise<number> {
   if (sub !== 'record') throw new CliError(USAGE);
   const source = flags.get('source') ?? 'sim';
   if (source !== 'sim' && source !== 'live') throw new CliError('--source must be sim or live');
@@ -115,7 +137,7 @@ export async function runMarketCommand(config: Config, sub: string | undefined, 
   const nowMs = Date.now();
   const startMs = Math.ceil(nowMs / (everySeconds * 1000)) * everySeconds * 1000;
   const waitUntil = (t: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, t - Date.now())));
-  if (source === 'live') return recordLive(config, file, minutes, everySeconds, startMs, waitUntil);
+  if (source === 'live') return recordLive(config, file, minutes, everySeconds, startMs, waitUntil, liveHttp);
   out(`market: opening the simulated market (seed ${config.simSeed}, profile ${config.simProfile})…`);
   const { market, resumed } = await openSimMarket(config, nowMs, await loadCheckpoint(config));
   out(`market: ${resumed ? "continuing the service's stored market" : 'no stored market found; started one like a first start'}`);

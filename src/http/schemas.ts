@@ -3,6 +3,12 @@ import { Type, type TProperties } from 'typebox';
 /** Request bodies reject unknown fields (DESIGN: unknown body fields → 400). */
 export const StrictBody = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 
+/**
+ * Free text (a thesis, a description, a rationale): may keep TAB, LF and CR. Every other
+ * request string refuses all control characters (src/http/validation.ts).
+ */
+export const FreeText = (options: Record<string, unknown> = {}) => Type.String({ ...options, 'x-free-text': true });
+
 export const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'stable snake_case code' }),
@@ -22,7 +28,7 @@ export const AgentTrace = Type.Object(
     decisionId: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
     strategyLabel: Type.Optional(Nullable(Type.String({ maxLength: 120 }))),
     confidence: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
-    rationaleSummary: Type.Optional(Nullable(Type.String({ maxLength: 1200 }))),
+    rationaleSummary: Type.Optional(Nullable(FreeText({ maxLength: 1200 }))),
   },
   { additionalProperties: false },
 );
@@ -42,3 +48,4 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
 
 /** A documented object whose extra fields pass through (responses are open maps). */
 export const OpenObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
+

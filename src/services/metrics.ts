@@ -93,15 +93,15 @@ new Gauge({
   help: 'Ledger rows buffered in memory, not yet written',
   registers,
   collect() {
-    this.set(source?.ledger.queued ?? 0);
+    this.set(source?.ledger.stats().queuedRows ?? 0);
   },
 });
 new Gauge({
   name: 'paper_arena_ledger_dropped_rows',
-  help: 'Ledger rows dropped since start because the buffer was full (store failing)',
+  help: 'Ledger rows dropped since start: refused by the store (isolated one by one) or beyond the bounded queue',
   registers,
   collect() {
-    this.set(source?.ledger.droppedTotal ?? 0);
+    this.set(source?.ledger.stats().dropped ?? 0);
   },
 });
 new Gauge({

@@ -187,6 +187,21 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     expect(next.opportunities[0]).toMatchObject({ decisionUuid: uuids.rejected, entryContext: null, cohort: { kind: 'opportunity_cohort', universeSize: 40 } });
   });
 
+  it('streams opportunities in jsonl like json lists them, and counts them in X-Total-Count (issue 12 item 9)', async () => {
+    const json = await get('/api/arena/decisions?includeOpportunities=true');
+    expect(json.body.opportunities).toHaveLength(2);
+    expect(json.headers['x-total-count']).toBe('5'); // 3 decisions + 2 opportunities
+    const res = await get('/api/arena/decisions?format=jsonl&includeOpportunities=true');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-total-count']).toBe('5');
+    const lines = res.raw.trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.slice(0, 3)).toEqual(json.body.decisions);
+    expect(lines.slice(3)).toEqual(json.body.opportunities.map((o: object) => ({ recordType: 'opportunity', ...o })));
+    const plain = await get('/api/arena/decisions?format=jsonl');
+    expect(plain.headers['x-total-count']).toBe('3');
+    expect(plain.raw.trimEnd().split('\n')).toHaveLength(3);
+  });
+
   it('serves artifacts whose content hash a third party can recompute from the artifact alone', async () => {
     for (const name of ['won', 'v2', 'pending', 'abstained', 'void']) {
       const { status, body, headers } = await get(`/api/arena/decisions/${uuids[name]}`);

@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/admin-ops.js';
 import { runMarketCommand } from '../../src/cli/market.js';
@@ -17,5 +20,22 @@ describe('market record arguments', () => {
     await expect(run(['record', '--out', 't.ndjson', '--every', 'x'])).rejects.toThrow(CliError);
     await expect(run(['record', '--out', 't.ndjson', '--source', 'moon'])).rejects.toThrow(/--source must be sim or live/);
     await expect(run(['record', '--out', 't.ndjson', '--source', 'live', '--every', '5'])).rejects.toThrow(/--every must be an integer between 15 and 3600/);
+  });
+});
+
+describe('market record --source live without a network (issue 12 item 10)', () => {
+  it('fails at once with a clear message and writes no tape', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pa-record-'));
+    const tape = join(dir, 'live.ndjson');
+    const { positional, flags } = parseArgs(['record', '--out', tape, '--source', 'live', '--minutes', '1', '--every', '15']);
+    const offline = {
+      fetch: async () => Promise.reject(new TypeError('fetch failed')),
+      sleep: async () => undefined,
+    };
+    const started = Date.now();
+    await expect(runMarketCommand(testConfig(), positional[0], flags, offline)).rejects.toThrow(/live sources answered no prices.*fetch failed.*no tape written/);
+    await expect(runMarketCommand(testConfig(), positional[0], flags, offline)).rejects.toThrow(CliError);
+    expect(existsSync(tape)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -1,5 +1,8 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError } from '../errors.js';
+import { UNKNOWN_PARAM_CODES } from '../unknown-param.js';
 
 /** Names the offending field of a schema validation failure, e.g. `body.quantity` or `query.limit`. */
 function fieldOf(error: FastifyError): string {
@@ -21,6 +24,13 @@ function validationMessage(error: FastifyError, field: string): string {
   return `${field} ${first?.message ?? 'is invalid'}`;
 }
 
+/**
+ * Validation failures that mean "no such id" rather than "malformed": a control character, or a
+ * number outside every id's range (beyond 2^53 − 1, not finite). Shape failures (a type, a
+ * length, a pattern) stay 400, the contract's "bad id" / "bad handle".
+ */
+const CANNOT_NAME_ANYTHING = new Set(['x-no-controls', 'x-no-controls-deep', 'x-no-control-keys', 'x-finite', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
+
 /** One envelope for every error; bad input is always 4xx; no stack or SQL ever leaves. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
@@ -29,6 +39,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error.validation) {
       const field = fieldOf(error);
+      const unknownCode = error.validationContext === 'params' ? UNKNOWN_PARAM_CODES[request.routeOptions.url ?? ''] : undefined;
+      if (unknownCode && CANNOT_NAME_ANYTHING.has(error.validation[0]?.keyword ?? '')) return reply.status(404).send({ error: unknownCode, message: `no resource for ${field}` });
       return reply.status(400).send({ error: 'invalid_request', message: validationMessage(error, field), field });
     }
     const status = error.statusCode ?? 500;
@@ -47,6 +59,46 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ error: 'not_found', message: `no route ${request.method} ${request.url.split('?')[0]}` });
+    const path = request.url.split('?')[0]!;
+    const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    reply.status(404).send({ error: 'not_found', message: `no route ${request.method} ${shown}` });
   });
+}
+
+/** Path parameters longer than this never reach a route (the router answers 414 in the envelope). */
+export const MAX_PARAM_LENGTH = 512;
+
+/** Router-level failures (bad percent-encoding, over-long parameters) in the envelope, never echoing the URL. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.status(414).send({ error: 'uri_too_long', message: `a path parameter is over ${MAX_PARAM_LENGTH} characters` });
+    return;
+  }
+  const message = error.code === 'FST_ERR_BAD_URL' ? 'the URL is not valid percent-encoding' : 'the request URL is not valid';
+  void reply.status(400).send({ error: 'invalid_request', message, field: 'url' });
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'the request headers are over the 16 KB limit'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'the request was not received in time'],
+};
+
+/**
+ * Errors Node's HTTP parser raises before Fastify sees a request (headers over 16 KB, broken
+ * HTTP): the envelope with `Connection: close`, so a keep-alive client opens a new socket for its
+ * next request instead of writing into a closed one.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'invalid_request', 'the request is not valid HTTP'];
+  this.log.debug({ code: error.code, status }, 'client error');
+  const body = JSON.stringify({ error: code, message });
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

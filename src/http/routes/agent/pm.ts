@@ -21,7 +21,7 @@ import { agentsHoldingMarket } from '../../../services/pm-trading-holders.js';
 import { listPmPositions, PM_POSITIONS_LIST_MAX } from '../../../storage/pm-positions-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
-import { agentErrors, AgentTrace, DateTime, ErrorBody, Nullable, OpenObject, StrictBody, StringEnum } from '../../schemas.js';
+import { agentErrors, AgentTrace, DateTime, ErrorBody, FreeText, Nullable, OpenObject, StrictBody, StringEnum } from '../../schemas.js';
 
 export const PM_QUOTE_URL = '/api/agent/pm/quote';
 export const PM_OPEN_URL = '/api/agent/pm/open';
@@ -123,7 +123,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           body: StrictBody({
             ...Market,
             idempotencyKey: Type.String({ minLength: 1, maxLength: 200 }),
-            thesis: Type.Optional(Type.String({ maxLength: 280 })),
+            thesis: Type.Optional(FreeText({ maxLength: 280 })),
             provenance: Type.Optional(Provenance),
           }),
           response: { 200: PositionEnvelope, 201: PositionEnvelope, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, ...agentErrors },
@@ -256,7 +256,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             ),
             decisionId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             runId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            thesis: Type.Optional(Type.String({ maxLength: 280 })),
+            thesis: Type.Optional(FreeText({ maxLength: 280 })),
             agentTrace: Type.Optional(AgentTrace),
             provenance: Type.Optional(Provenance),
           }),

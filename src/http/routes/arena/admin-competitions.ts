@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { COMPETITION_SLUG_PATTERN } from '../../../arena/competitions.js';
 import { createCompetition, enterCompetition, listAllCompetitionMeta } from '../../../services/competitions.js';
 import type { AppContext } from '../../context.js';
-import { DateTime, ErrorBody, Nullable, OpenObject, StrictBody, StringEnum } from '../../schemas.js';
+import { DateTime, ErrorBody, FreeText, Nullable, OpenObject, StrictBody, StringEnum } from '../../schemas.js';
 import { requireAdmin } from '../admin/admin-auth.js';
 
 const tags = ['admin'];
@@ -27,7 +27,7 @@ export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
           body: StrictBody({
             slug: Type.String({ pattern: COMPETITION_SLUG_PATTERN, description: 'a-z 0-9 and -, 1..80' }),
             title: Type.String({ minLength: 1, maxLength: 120 }),
-            description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+            description: Type.Optional(Nullable(FreeText({ maxLength: 2000 }))),
             startsAt: DateTime,
             endsAt: DateTime,
             visibility: Type.Optional(StringEnum(COMPETITION_VISIBILITIES)),

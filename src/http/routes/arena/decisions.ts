@@ -56,20 +56,26 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           cursorText: q.cursor || null,
           keyId,
           matchesNothing,
-          includeOpportunities: q.includeOpportunities && !lines,
+          includeOpportunities: q.includeOpportunities,
         });
-        const { pagination } = page.envelope;
+        const { pagination, opportunities = [], opportunityCount = 0 } = page.envelope;
         reply.header('cache-control', CACHE.decisions);
-        reply.header('x-total-count', String(page.envelope.count));
+        // Every record the dataset covers: decisions, plus opportunities when asked for.
+        reply.header('x-total-count', String(page.envelope.count + opportunityCount));
         reply.header('x-has-more', String(pagination.hasMore));
         reply.header('x-next-cursor', pagination.nextCursor ?? '');
         if (!lines) return page.envelope;
-        // One decision per line, serialized as the stream is read (in chunks of lines, not one write per row).
+        // One decision per line, then one opportunity per line (marked `recordType: "opportunity"`),
+        // serialized as the stream is read (in chunks of lines, not one write per row).
         const rows = page.rows;
         const stream = Readable.from(
           (function* () {
             for (let i = 0; i < rows.length; i += LINES_PER_CHUNK) {
               yield rows.slice(i, i + LINES_PER_CHUNK).map((row) => `${JSON.stringify(decisionRecord(row))}\n`).join('');
+            }
+            for (let i = 0; i < opportunities.length; i += LINES_PER_CHUNK) {
+              const chunk = opportunities.slice(i, i + LINES_PER_CHUNK);
+              yield chunk.map((o) => `${JSON.stringify({ recordType: 'opportunity', ...o })}\n`).join('');
             }
           })(),
         );

@@ -1,0 +1,154 @@
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+
+/**
+ * Request validation with two rules applied to every route's request schema, so no route can
+ * forget them (issue 12):
+ * - strings: no C0 control characters (nor DEL); free text (`'x-free-text': true`, see
+ *   `FreeText` in schemas.ts) may keep TAB, LF and CR. Values the schema leaves open
+ *   (`Type.Unknown()`, open objects) are checked deeply, keys included.
+ * - numbers: finite only; integers are safe integers (±2^53 − 1) unless the route is narrower.
+ * JSON bodies are never coerced (`quantity: true` stays a boolean and fails); query strings and
+ * path parameters are coerced from text, as they can only be text.
+ */
+
+// Control characters, and lone UTF-16 surrogates (not storable text; PostgreSQL jsonb refuses them).
+const LONE_SURROGATE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
+const LINE_CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f]|${LONE_SURROGATE}`);
+const FREE_TEXT_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]|${LONE_SURROGATE}`);
+const CONTROL_MESSAGE = 'must not contain control characters or invalid Unicode';
+
+export const NO_CONTROLS = 'x-no-controls';
+export const NO_CONTROLS_DEEP = 'x-no-controls-deep';
+export const FREE_TEXT = 'x-free-text';
+const NO_CONTROL_KEYS = 'x-no-control-keys';
+const FINITE = 'x-finite';
+
+/** The JSON-pointer path to the first string (or object key) inside `value` with a control character, or null. */
+export function controlCharacterPath(value: unknown, depth = 0): string | null {
+  if (typeof value === 'string') return FREE_TEXT_CONTROLS.test(value) ? '' : null;
+  if (depth > 32 || value === null || typeof value !== 'object') return null;
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
+  for (const [k, v] of entries) {
+    if (LINE_CONTROLS.test(k)) return '';
+    const inner = controlCharacterPath(v, depth + 1);
+    if (inner !== null) return `/${k}${inner}`;
+  }
+  return null;
+}
+
+function keywordError(keyword: string, message: string, instancePath?: string): Partial<ErrorObject> {
+  return { keyword, message, params: {}, ...(instancePath !== undefined ? { instancePath } : {}) };
+}
+
+type Schema = Record<string, unknown>;
+
+const typesOf = (node: Schema): string[] =>
+  Array.isArray(node.type) ? (node.type as string[]) : typeof node.type === 'string' ? [node.type] : [];
+
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+const SUBSCHEMA_ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'propertyNames'] as const;
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties'] as const;
+
+/** A copy of a request schema with the string and number rules added to every node. */
+export function hardenSchema(input: unknown): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+  const node: Schema = { ...(input as Schema) };
+  const types = typesOf(node);
+  if (types.includes('string') && node[NO_CONTROLS] === undefined) node[NO_CONTROLS] = node[FREE_TEXT] === true ? 'free' : 'line';
+  if (types.includes('integer')) {
+    if (node.maximum === undefined && node.exclusiveMaximum === undefined) node.maximum = Number.MAX_SAFE_INTEGER;
+    if (node.minimum === undefined && node.exclusiveMinimum === undefined) node.minimum = -Number.MAX_SAFE_INTEGER;
+  }
+  if (types.includes('number') || types.includes('integer')) node[FINITE] = true;
+  if (types.includes('object')) node[NO_CONTROL_KEYS] = true; // record keys are caller strings too
+  const composite = SUBSCHEMA_LISTS.some((k) => k in node) || 'enum' in node || 'const' in node || '$ref' in node;
+  if (types.length === 0 && !composite) node[NO_CONTROLS_DEEP] = true; // an open value: check everything in it
+  if (types.includes('object') && node.additionalProperties !== false && typeof node.additionalProperties !== 'object') {
+    node[NO_CONTROLS_DEEP] = true;
+  }
+  for (const k of SUBSCHEMA_LISTS) if (Array.isArray(node[k])) node[k] = (node[k] as unknown[]).map(hardenSchema);
+  for (const k of SUBSCHEMA_ONE) if (node[k] && typeof node[k] === 'object') node[k] = hardenSchema(node[k]);
+  for (const k of SUBSCHEMA_MAPS) {
+    const map = node[k] as Record<string, unknown> | undefined;
+    if (map && typeof map === 'object') node[k] = Object.fromEntries(Object.entries(map).map(([p, s]) => [p, hardenSchema(s)]));
+  }
+  return node;
+}
+
+function newAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false, // one error, and no DoS by error lists
+    addUsedSchema: false,
+    // Ajv's strictNumbers gates number keywords on isFinite, so a coerced "Infinity" skipped
+    // `maximum` altogether; plain typing plus our own finite check refuses it instead.
+    strictNumbers: false,
+  });
+  (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
+  ajv.addKeyword({ keyword: FREE_TEXT, schemaType: 'boolean' });
+  ajv.addKeyword({
+    keyword: NO_CONTROLS,
+    type: 'string',
+    schemaType: 'string',
+    errors: true,
+    validate: function check(kind: string, data: string) {
+      const bad = (kind === 'free' ? FREE_TEXT_CONTROLS : LINE_CONTROLS).test(data);
+      if (bad) (check as unknown as { errors: unknown[] }).errors = [keywordError(NO_CONTROLS, CONTROL_MESSAGE)];
+      return !bad;
+    },
+  });
+  ajv.addKeyword({
+    keyword: NO_CONTROLS_DEEP,
+    schemaType: 'boolean',
+    errors: true,
+    validate: function check(_on: boolean, data: unknown, _parent?: unknown, where?: { instancePath: string }) {
+      const path = controlCharacterPath(data);
+      if (path === null) return true;
+      const instancePath = `${where?.instancePath ?? ''}${path}`;
+      (check as unknown as { errors: unknown[] }).errors = [keywordError(NO_CONTROLS_DEEP, CONTROL_MESSAGE, instancePath)];
+      return false;
+    },
+  });
+  ajv.addKeyword({
+    keyword: NO_CONTROL_KEYS,
+    type: 'object',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function check(_on: boolean, data: Record<string, unknown>, _parent?: unknown, where?: { instancePath: string }) {
+      const bad = Object.keys(data).find((k) => LINE_CONTROLS.test(k));
+      if (bad === undefined) return true;
+      (check as unknown as { errors: unknown[] }).errors = [keywordError(NO_CONTROL_KEYS, `has a field name that ${CONTROL_MESSAGE}`, where?.instancePath ?? '')];
+      return false;
+    },
+  });
+  ajv.addKeyword({
+    keyword: FINITE,
+    type: 'number',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function check(_on: boolean, data: number) {
+      const bad = !Number.isFinite(data);
+      if (bad) (check as unknown as { errors: unknown[] }).errors = [keywordError(FINITE, 'must be a finite number')];
+      return !bad;
+    },
+  });
+  return ajv;
+}
+
+/**
+ * The app's validator compiler: bodies on a non-coercing Ajv, query strings, path parameters and
+ * headers on a coercing one; every schema hardened first (the route's own object stays as
+ * written, so the OpenAPI document is unchanged).
+ */
+export function requestValidatorCompiler(): FastifySchemaCompiler<FastifySchema> {
+  const strict = newAjv(false);
+  const coercing = newAjv(true);
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    return ajv.compile(hardenSchema(schema) as AnySchema) as ValidateFunction;
+  };
+}
