@@ -8,6 +8,7 @@ import { installOpenApi } from './http/openapi.js';
 import { installAgentAuth } from './http/plugins/auth.js';
 import { installErrorHandling } from './http/plugins/errors.js';
 import { installLedger } from './http/plugins/ledger.js';
+import { installResponseCheck } from './http/plugins/response-check.js';
 import { installPublicRateLimit } from './http/plugins/rate-limit.js';
 import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   marketReads?: MarketReads;
   /** Extra routes (tests register test-only writes here) before the app is sealed. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
+  /** Tests: validate every JSON response against its route's published schema (plugins/response-check.ts). */
+  checkResponses?: boolean;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -108,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
   installErrorHandling(app);
+  if (deps.checkResponses) await installResponseCheck(app);
   installAgentAuth(app, ctx);
   installPublicRateLimit(app, ctx);
   installLedger(app, ctx);
@@ -126,7 +130,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(coinMoverRoutes(ctx));
   await app.register(arenaRoutes(ctx));
   await app.register(pmRoutes(ctx));
-  if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
+  if (deps.extraRoutes) {
+    // Test-only routes are outside the published document; the response check leaves them alone.
+    app.addHook('onRoute', (route) => {
+      route.config = { ...route.config, unpublished: true };
+    });
+    await deps.extraRoutes(app, ctx);
+  }
 
   app.addHook('onClose', async () => {
     await stopKeyChanges();

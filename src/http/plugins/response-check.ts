@@ -1,0 +1,117 @@
+import type { Ajv, ValidateFunction } from 'ajv';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { appendFileSync } from 'node:fs';
+
+// TEMP (schema authoring): record payloads instead of checking them.
+const RECORD_FILE = process.env.RESPONSE_CHECK_RECORD;
+
+/**
+ * Test-only guard (AppDeps.checkResponses): every JSON payload a handler returns is validated against the
+ * route's published response schema for its status code BEFORE Fastify serializes it. The compiled
+ * serializer silently drops fields a schema does not name, so here an unknown field is an error (the
+ * schema is incomplete), as is a status without a schema. Violations are collected for the test run
+ * (test/support/response-check-setup.ts fails the test) and also turn the response into a 500.
+ */
+
+export interface ResponseViolation {
+  route: string;
+  status: number;
+  errors: string[];
+}
+
+export const responseCheckStats = { validated: 0, violations: [] as ResponseViolation[] };
+
+// Loaded only when the check is on (ajv comes with Fastify; production never needs it here).
+let ajv: Ajv | undefined;
+async function loadAjv(): Promise<Ajv> {
+  const { Ajv } = await import('ajv');
+  const addFormats = (await import('ajv-formats')).default as unknown as (a: Ajv) => Ajv;
+  return addFormats(new Ajv({ allErrors: true, strict: false, validateFormats: true }));
+}
+
+/** A copy of a schema where every object without an explicit `additionalProperties` is closed. */
+export function closedSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closedSchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'definitions') {
+      out[key] = Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, closedSchema(v)]));
+    } else if (key === 'example' || key === 'examples' || key === 'default' || key === 'const' || key === 'enum') {
+      out[key] = value;
+    } else out[key] = closedSchema(value);
+  }
+  const isObject = out.type === 'object' || (out.properties !== undefined && out.type === undefined);
+  if (isObject && out.additionalProperties === undefined && out.patternProperties === undefined) out.additionalProperties = false;
+  return out;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validatorFor(schema: object): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv!.compile(closedSchema(schema) as object);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+function responseSchemaFor(request: FastifyRequest, status: number): object | undefined {
+  const responses = request.routeOptions.schema?.response as Record<string, unknown> | undefined;
+  if (!responses) return undefined;
+  const entry = responses[String(status)] ?? responses[`${String(status)[0]}xx`] ?? responses.default;
+  if (entry === undefined) return undefined;
+  const content = (entry as { content?: Record<string, { schema: object }> }).content;
+  return content ? (content['application/json']?.schema ?? Object.values(content)[0]?.schema) : (entry as object);
+}
+
+function check(request: FastifyRequest, status: number, payload: unknown): string[] {
+  // The not-found handler has no route; its body is the plain error envelope.
+  if (request.routeOptions.url === undefined) return [];
+  const schema = responseSchemaFor(request, status);
+  if (!schema) return [`no response schema for status ${status}`];
+  const validate = validatorFor(schema);
+  if (validate(payload)) return [];
+  return (validate.errors ?? []).map((e) => {
+    const extra = e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : '';
+    return `${e.instancePath || '/'} ${e.message}${extra}`;
+  });
+}
+
+const skipped = (request: FastifyRequest) => request.routeOptions.schema?.hide === true || request.routeOptions.config?.unpublished === true;
+
+export async function installResponseCheck(app: FastifyInstance): Promise<void> {
+  ajv ??= await loadAjv();
+  const seen = new WeakSet<FastifyRequest>();
+  const record = (request: FastifyRequest, status: number, payload: unknown): string[] => {
+    seen.add(request);
+    const route = `${request.method} ${request.routeOptions.url ?? '(no route)'}`;
+    if (RECORD_FILE) {
+      appendFileSync(RECORD_FILE, `${JSON.stringify({ route, status, payload })}\n`);
+      return [];
+    }
+    const errors = check(request, status, payload);
+    responseCheckStats.validated += 1;
+    if (errors.length > 0) responseCheckStats.violations.push({ route, status, errors });
+    return errors;
+  };
+
+  // Objects: checked before the compiled serializer can drop what the schema does not name.
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (skipped(request)) return payload;
+    const errors = record(request, reply.statusCode, JSON.parse(JSON.stringify(payload)));
+    if (errors.length === 0) return payload;
+    reply.status(500);
+    return { error: 'response_schema_violation', message: `${reply.statusCode}: ${errors.join('; ')}` };
+  });
+
+  // Pre-serialized JSON (cached public bodies, Buffers) never reaches preSerialization.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (seen.has(request) || skipped(request)) return payload;
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (!type.includes('application/json') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+    record(request, reply.statusCode, JSON.parse(payload.toString()));
+    return payload;
+  });
+}
