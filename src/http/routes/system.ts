@@ -7,7 +7,7 @@ import { ReadyResponse } from '../responses/admin.js';
 
 export function systemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/healthz', { schema: { summary: 'Liveness: the process answers', tags: ['system'], response: { 200: Type.String({ description: 'text/plain: ok' }) } } }, async (_request, reply) =>
+    app.get('/healthz', { schema: { summary: 'Liveness: the process answers', tags: ['system'], response: { 200: { description: 'ok', content: { 'text/plain': { schema: Type.String() } } } } } }, async (_request, reply) =>
       reply.type('text/plain').send('ok'),
     );
 
