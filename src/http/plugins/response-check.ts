@@ -1,9 +1,6 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { appendFileSync } from 'node:fs';
-
-// TEMP (schema authoring): record payloads instead of checking them.
-const RECORD_FILE = process.env.RESPONSE_CHECK_RECORD;
+import { ErrorBody } from '../schemas.js';
 
 /**
  * Test-only guard (AppDeps.checkResponses): every JSON payload a handler returns is validated against the
@@ -66,17 +63,27 @@ function responseSchemaFor(request: FastifyRequest, status: number): object | un
   return content ? (content['application/json']?.schema ?? Object.values(content)[0]?.schema) : (entry as object);
 }
 
-function check(request: FastifyRequest, status: number, payload: unknown): string[] {
-  // The not-found handler has no route; its body is the plain error envelope.
-  if (request.routeOptions.url === undefined) return [];
-  const schema = responseSchemaFor(request, status);
-  if (!schema) return [`no response schema for status ${status}`];
+/** What is wrong with `payload` under the closed form of `schema` ([] = it matches). */
+export async function responseErrors(schema: object, payload: unknown): Promise<string[]> {
+  ajv ??= await loadAjv();
+  return errorsOf(schema, payload);
+}
+
+function errorsOf(schema: object, payload: unknown): string[] {
   const validate = validatorFor(schema);
   if (validate(payload)) return [];
   return (validate.errors ?? []).map((e) => {
     const extra = e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : '';
     return `${e.instancePath || '/'} ${e.message}${extra}`;
   });
+}
+
+function check(request: FastifyRequest, status: number, payload: unknown): string[] {
+  // The not-found handler has no route; its body is still the error envelope.
+  if (request.routeOptions.url === undefined) return errorsOf(ErrorBody, payload);
+  const schema = responseSchemaFor(request, status);
+  if (!schema) return [`no response schema for status ${status}`];
+  return errorsOf(schema, payload);
 }
 
 const skipped = (request: FastifyRequest) => request.routeOptions.schema?.hide === true || request.routeOptions.config?.unpublished === true;
@@ -87,10 +94,6 @@ export async function installResponseCheck(app: FastifyInstance): Promise<void> 
   const record = (request: FastifyRequest, status: number, payload: unknown): string[] => {
     seen.add(request);
     const route = `${request.method} ${request.routeOptions.url ?? '(no route)'}`;
-    if (RECORD_FILE) {
-      appendFileSync(RECORD_FILE, `${JSON.stringify({ route, status, payload })}\n`);
-      return [];
-    }
     const errors = check(request, status, payload);
     responseCheckStats.validated += 1;
     if (errors.length > 0) responseCheckStats.violations.push({ route, status, errors });
@@ -100,10 +103,11 @@ export async function installResponseCheck(app: FastifyInstance): Promise<void> 
   // Objects: checked before the compiled serializer can drop what the schema does not name.
   app.addHook('preSerialization', async (request, reply, payload) => {
     if (skipped(request)) return payload;
-    const errors = record(request, reply.statusCode, JSON.parse(JSON.stringify(payload)));
+    const status = reply.statusCode;
+    const errors = record(request, status, JSON.parse(JSON.stringify(payload)));
     if (errors.length === 0) return payload;
     reply.status(500);
-    return { error: 'response_schema_violation', message: `${reply.statusCode}: ${errors.join('; ')}` };
+    return { error: 'response_schema_violation', message: `${status}: ${errors.join('; ')}` };
   });
 
   // Pre-serialized JSON (cached public bodies, Buffers) never reaches preSerialization.

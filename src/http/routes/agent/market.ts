@@ -47,7 +47,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             q: Type.Optional(Type.String({ maxLength: 100 })),
             symbol: Type.Optional(Type.String({ maxLength: 100, description: 'alias of q' })),
           }),
-          response: { 200: ResolveResponse, ...agentErrors },
+          response: { 200: ResolveResponse, ...agentErrors, 503: ErrorBody },
         },
       },
       async (request) => {
@@ -67,7 +67,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: ['agent', 'market'],
           security,
           params: Type.Object({ coinId: Type.String({ minLength: 1, maxLength: 64 }) }),
-          response: { 200: MarketContextResponse, 404: ErrorBody, ...agentErrors },
+          response: { 200: MarketContextResponse, 404: ErrorBody, ...agentErrors, 503: ErrorBody },
         },
       },
       async (request) => {
@@ -134,7 +134,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             range: Type.Optional(StringEnum(CANDLE_RANGE_NAMES, { default: DEFAULT_CANDLE_RANGE })),
             fiat: Type.Optional(Type.String({ minLength: 3, maxLength: 3, default: 'USD' })),
           }),
-          response: { 200: CandlesResponse, 404: ErrorBody, ...agentErrors },
+          response: { 200: CandlesResponse, 404: ErrorBody, ...agentErrors, 503: ErrorBody },
         },
       },
       async (request, reply) => {
