@@ -1,7 +1,7 @@
 /** Response schemas of the agent account and coin-market reads (wallet, portfolio, orders, trades, equity, performance, resolve, market, candles, movers). */
 import { Type } from 'typebox';
 import { DateTime, Nullable, OpenObject, StringEnum } from '../schemas.js';
-import { Bool, DecisionSupport, Freshness, Int, Num, Observation, Str } from './common.js';
+import { Bool, ByVenue, DecisionSupport, Freshness, Int, Num, Observation, Str, VenueCounts } from './common.js';
 
 const Side = StringEnum(['buy', 'sell'] as const);
 const OrderType = StringEnum(['market', 'limit', 'stop'] as const);
@@ -128,19 +128,10 @@ export const EquityCurveResponse = Type.Object({
   ),
 });
 
-const VenueRecord = Type.Object({
-  realizedPnlMusd: Num(),
-  tradeCount: Int(),
-  winCount: Int(),
-  lossCount: Int(),
-  neutralCount: Int(),
-  winRate: Nullable(Num()),
-});
-
 export const PerformanceResponse = Type.Object({
   apiKeyId: Int(),
-  totals: VenueRecord,
-  byVenue: Type.Object({ spot: VenueRecord, futures: VenueRecord, pm: VenueRecord }),
+  totals: VenueCounts,
+  byVenue: ByVenue,
   evaluation: Type.Object({
     maxDrawdownMusd: Num(),
     profitFactor: Nullable(Num()),

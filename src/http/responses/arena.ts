@@ -1,18 +1,7 @@
 /** Response schemas of the Agent Arena (leaderboard, profile, decisions dataset and artifacts, scorecards) and competitions. */
 import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum } from '../schemas.js';
-import { Bool, Int, Num, Str } from './common.js';
-
-/** One venue's (or the total's) realized performance block (supplement §2.7). */
-export const VenueCounts = Type.Object({
-  realizedPnlMusd: Num(),
-  tradeCount: Int(),
-  winCount: Int(),
-  lossCount: Int(),
-  neutralCount: Int(),
-  winRate: Nullable(Num()),
-});
-export const ByVenue = Type.Object({ spot: VenueCounts, futures: VenueCounts, pm: VenueCounts });
+import { Bool, ByVenue, Int, Num, Str } from './common.js';
 
 /** The machine-readable Arena contract record (supplement §2.9). */
 export const ArenaContract = Type.Object({

@@ -40,3 +40,14 @@ export const DecisionSupport = Type.Object({
   volumeTier: StringEnum(Tier),
   flags: Type.Object({ thinMarket: Bool(), inactiveMarket: Bool(), highAmbiguity: Bool(), nearResolution: Bool() }),
 });
+
+/** One venue's (or the total's) realized performance block (supplement §2.7). */
+export const VenueCounts = Type.Object({
+  realizedPnlMusd: Num(),
+  tradeCount: Int(),
+  winCount: Int(),
+  lossCount: Int(),
+  neutralCount: Int(),
+  winRate: Nullable(Num()),
+});
+export const ByVenue = Type.Object({ spot: VenueCounts, futures: VenueCounts, pm: VenueCounts });
