@@ -38,3 +38,32 @@ describe('OpenAPI query parameters', () => {
     expect(schema.querystring.required).toEqual(['limit', 'q']);
   });
 });
+
+describe('serializer round trip', () => {
+  it('names the first place a serialized body differs from the handler payload', async () => {
+    const { firstDifference } = await import('../../src/http/plugins/response-check.js');
+    expect(firstDifference({ a: [1, { b: 2 }], c: null }, { c: null, a: [1, { b: 2 }] })).toBeNull();
+    expect(firstDifference({ a: [1, { b: 2.5 }] }, { a: [1, { b: 2 }] })).toBe('/a/1/b');
+    expect(firstDifference({ a: 1, dropped: 'x' }, { a: 1 })).toBe('/dropped');
+  });
+});
+
+describe('the hook on a Fastify app', () => {
+  it('flags a field the schema forgot (which the serializer would drop) and counts the response', async () => {
+    const { default: Fastify } = await import('fastify');
+    const { installResponseCheck, responseCheckStats } = await import('../../src/http/plugins/response-check.js');
+    const app = Fastify();
+    await installResponseCheck(app);
+    app.get('/complete', { schema: { response: { 200: Type.Object({ a: Type.Integer() }) } } }, async () => ({ a: 1 }));
+    app.get('/forgot', { schema: { response: { 200: Type.Object({ a: Type.Integer() }) } } }, async () => ({ a: 1, b: 'lost' }));
+    const before = responseCheckStats.validated;
+    expect((await app.inject({ url: '/complete' })).statusCode).toBe(200);
+    const forgot = await app.inject({ url: '/forgot' });
+    expect(forgot.statusCode).toBe(500);
+    expect(forgot.json().message).toContain('must NOT have additional properties: b');
+    expect(responseCheckStats.validated - before).toBe(2);
+    const found = responseCheckStats.violations.splice(0);
+    expect(found).toEqual([{ route: 'GET /forgot', status: 200, errors: ['/ must NOT have additional properties: b'] }]);
+    await app.close();
+  });
+});

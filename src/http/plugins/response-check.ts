@@ -86,11 +86,24 @@ function check(request: FastifyRequest, status: number, payload: unknown): strin
   return errorsOf(schema, payload);
 }
 
+/** The JSON path of the first place two JSON values differ, or null when they are equal. */
+export function firstDifference(a: unknown, b: unknown, path = ''): string | null {
+  if (a === b) return null;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return path || '/';
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of keys) {
+    const found = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}/${key}`);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 const skipped = (request: FastifyRequest) => request.routeOptions.schema?.hide === true || request.routeOptions.config?.unpublished === true;
 
 export async function installResponseCheck(app: FastifyInstance): Promise<void> {
   ajv ??= await loadAjv();
   const seen = new WeakSet<FastifyRequest>();
+  const handed = new WeakMap<FastifyRequest, unknown>();
   const record = (request: FastifyRequest, status: number, payload: unknown): string[] => {
     seen.add(request);
     const route = `${request.method} ${request.routeOptions.url ?? '(no route)'}`;
@@ -104,18 +117,33 @@ export async function installResponseCheck(app: FastifyInstance): Promise<void> 
   app.addHook('preSerialization', async (request, reply, payload) => {
     if (skipped(request)) return payload;
     const status = reply.statusCode;
-    const errors = record(request, status, JSON.parse(JSON.stringify(payload)));
-    if (errors.length === 0) return payload;
-    reply.status(500);
-    return { error: 'response_schema_violation', message: `${status}: ${errors.join('; ')}` };
+    const plain = JSON.parse(JSON.stringify(payload)) as unknown;
+    const errors = record(request, status, plain);
+    if (errors.length > 0) {
+      reply.status(500);
+      return { error: 'response_schema_violation', message: `${status}: ${errors.join('; ')}` };
+    }
+    handed.set(request, plain);
+    return payload;
   });
 
-  // Pre-serialized JSON (cached public bodies, Buffers) never reaches preSerialization.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (seen.has(request) || skipped(request)) return payload;
+    if (skipped(request)) return payload;
     const type = String(reply.getHeader('content-type') ?? '');
-    if (!type.includes('application/json') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
-    record(request, reply.statusCode, JSON.parse(payload.toString()));
+    const text = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload.toString() : null;
+    if (!type.includes('application/json') || text === null) return payload;
+    const before = handed.get(request);
+    if (before !== undefined) {
+      // What the serializer wrote must be what the handler returned (nothing dropped, truncated or re-shaped).
+      const where = firstDifference(before, JSON.parse(text));
+      if (where !== null) {
+        const route = `${request.method} ${request.routeOptions.url ?? '(no route)'}`;
+        responseCheckStats.violations.push({ route, status: reply.statusCode, errors: [`serialized body differs from the handler's at ${where}`] });
+      }
+      return payload;
+    }
+    // Pre-serialized JSON (cached public bodies, Buffers) never reaches preSerialization.
+    if (!seen.has(request)) record(request, reply.statusCode, JSON.parse(text));
     return payload;
   });
 }
