@@ -11,6 +11,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LE
 import { loggerOptions } from './http/logging.js';
 import { installLedger } from './http/plugins/ledger.js';
 import { installMetrics } from './http/plugins/metrics.js';
+import { installResponseCheck } from './http/plugins/response-check.js';
 import { installPublicRateLimit } from './http/plugins/rate-limit.js';
 import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
@@ -59,6 +60,8 @@ export interface AppDeps {
   logStream?: DestinationStream;
   /** Extra routes (tests register test-only writes here) before the app is sealed. */
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
+  /** Tests: validate every JSON response against its route's published schema (plugins/response-check.ts). */
+  checkResponses?: boolean;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -120,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
   installErrorHandling(app);
+  if (deps.checkResponses) await installResponseCheck(app);
   installAgentAuth(app, ctx);
   installPublicRateLimit(app, ctx);
   installLedger(app, ctx);
@@ -142,7 +146,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(arenaRoutes(ctx));
   await app.register(pmRoutes(ctx));
   await app.register(webRoutes(ctx));
-  if (deps.extraRoutes) await deps.extraRoutes(app, ctx);
+  if (deps.extraRoutes) {
+    // Test-only routes are outside the published document; the response check leaves them alone.
+    app.addHook('onRoute', (route) => {
+      route.config = { ...route.config, unpublished: true };
+    });
+    await deps.extraRoutes(app, ctx);
+  }
 
   app.addHook('onClose', async () => {
     await stopKeyChanges();

@@ -7,6 +7,7 @@ import type { LedgerWriter } from '../ledger/writer.js';
 import type { KeyCache } from '../services/key-cache.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import type { MarketReads } from '../marketdata/reads.js';
+import type { RelatedMarket } from '../pm/api.js';
 
 /** What every route and plugin may use; built once in buildApp. */
 export interface AppContext {
@@ -22,7 +23,7 @@ export interface AppContext {
   /** Coin reads for the market routes; null where market data does not run (they answer 503). */
   marketReads: MarketReads | null;
   /** Up to 3 open prediction markets linked to a coin (market context `relatedMarkets`). */
-  relatedMarkets?: (coinId: string) => Promise<unknown[]>;
+  relatedMarkets?: (coinId: string) => Promise<RelatedMarket[]>;
 }
 
 export interface AuthedKey {
@@ -62,6 +63,8 @@ declare module 'fastify' {
     ledger?: { eventType: 'read' | 'quote' | 'write' | 'cancel' | 'report'; venue?: string | null };
     /** Keyless public route with a per-IP budget. */
     publicRate?: boolean;
+    /** A test-only route (AppDeps.extraRoutes): no published response schema to check against. */
+    unpublished?: boolean;
   }
   interface FastifyRequest {
     agentKey?: AuthedKey;

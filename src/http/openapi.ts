@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 
 /** The contract version (spec §9), independent of the package version. */
 export const CONTRACT_VERSION = '1.7.0';
@@ -12,8 +12,22 @@ the meaning of a value requires a new versioned path prefix, announced before th
 over existing paths, not a URL prefix: paths stay under \`/api/...\`. Paths outside the contract (\`/api/internal/*\`,
 \`/api/admin/*\`) may change without notice.`;
 
+/**
+ * A query parameter with a default may be left out, so the document lists it as optional; the route's own
+ * schema keeps it required so the handler always sees the filled-in default (ajv useDefaults).
+ */
+export function defaultedQueryOptional(schema: FastifySchema | undefined): FastifySchema | undefined {
+  const query = schema?.querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined;
+  if (!query?.properties || !query.required) return schema;
+  const required = query.required.filter((name) => query.properties![name]?.default === undefined);
+  if (required.length === query.required.length) return schema;
+  const { required: _old, ...rest } = query;
+  return { ...schema, querystring: required.length > 0 ? { ...rest, required } : rest };
+}
+
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
+    transform: ({ schema, url }) => ({ schema: defaultedQueryOptional(schema) ?? schema, url }),
     openapi: {
       openapi: '3.1.0',
       info: {

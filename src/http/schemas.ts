@@ -9,15 +9,15 @@ export const StrictBody = <T extends TProperties>(properties: T) => Type.Object(
  */
 export const FreeText = (options: Record<string, unknown> = {}) => Type.String({ ...options, 'x-free-text': true });
 
-export const ErrorBody = Type.Object(
-  {
-    error: Type.String({ description: 'stable snake_case code' }),
-    message: Type.String(),
-    field: Type.Optional(Type.String()),
-    blockReasons: Type.Optional(Type.Array(Type.String())),
-  },
-  { additionalProperties: true },
-);
+/** The one error envelope; `field`, `blockReasons`, `requiredScope` and `retryAfterSeconds` appear where they apply. */
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: 'stable snake_case code' }),
+  message: Type.String(),
+  field: Type.Optional(Type.String({ description: 'the offending input, e.g. body.quantity or query.limit' })),
+  blockReasons: Type.Optional(Type.Array(Type.String(), { description: 'why a gate refused (values, not prose)' })),
+  requiredScope: Type.Optional(Type.String({ description: '403 insufficient_scope: the scope the call needs' })),
+  retryAfterSeconds: Type.Optional(Type.Integer({ description: '429: seconds until the budget resets (also the Retry-After header)' })),
+});
 
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 

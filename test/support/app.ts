@@ -36,7 +36,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const config = testConfig({ ledgerFlushMs: 20, ...options.config });
   const market = options.market ?? new FixedMarketFeed();
   const { config: _c, testDb: _t, market: _m, ...deps } = options;
-  const app = await buildApp({ ...deps, config, database: testDb.database, adminToken: ADMIN_TOKEN, clock, market });
+  const app = await buildApp({ checkResponses: true, ...deps, config, database: testDb.database, adminToken: ADMIN_TOKEN, clock, market });
   await app.ready();
   return {
     app,

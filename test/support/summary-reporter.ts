@@ -4,7 +4,9 @@ import type { Reporter, File, Task } from 'vitest';
 export default class SummaryReporter implements Reporter {
   onFinished(files: File[] = []): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
+    let validated = 0;
     const visit = (task: Task): void => {
+      validated += task.meta?.responsesValidated ?? 0;
       if (task.type === 'suite') {
         task.tasks.forEach(visit);
         return;
@@ -19,5 +21,7 @@ export default class SummaryReporter implements Reporter {
       if (file.result?.state === 'fail' && file.tasks.length === 0) counts.failed += 1;
     }
     process.stdout.write(`\n${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+    // Responses checked against their route's published schema (test/support/response-check-setup.ts).
+    process.stdout.write(`${validated} responses validated against their published schema\n`);
   }
 }

@@ -5,6 +5,7 @@ import {
   type FuturesSide,
   type PositionState,
 } from '../../domain/futures/position-math.js';
+import type { Freshness } from '../../domain/freshness.js';
 import { Decimal, toWire } from '../../domain/money.js';
 import type { FuturesPositionRow } from '../../storage/futures-repo.js';
 
@@ -54,7 +55,8 @@ export function positionView(row: FuturesPositionRow, mark: Decimal | null = nul
     sizeCoin: toWire(row.sizeCoin),
     maintenanceMarginRate: Number(row.maintenanceMarginRate),
     liquidationPrice: price(row.liquidationPrice),
-    freshnessAtEntry: row.freshnessAtEntry,
+    // Stored as the Freshness record the open read (jsonb).
+    freshnessAtEntry: row.freshnessAtEntry as unknown as Freshness,
     stopLossPrice: row.stopLossPrice === null ? null : price(row.stopLossPrice),
     takeProfitPrice: row.takeProfitPrice === null ? null : price(row.takeProfitPrice),
     exitPrice: row.exitPrice === null ? null : price(row.exitPrice),

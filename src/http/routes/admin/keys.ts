@@ -6,8 +6,9 @@ import { createKey, toKeyView } from '../../../services/keys.js';
 import { ensureUser, findKey, listKeys, listUsers, revokeKey, updateKey } from '../../../storage/keys-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { ErrorBody, Nullable, StrictBody, StringEnum } from '../../schemas.js';
+import { DateTime, ErrorBody, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { requireAdmin } from './admin-auth.js';
+import { DoctorResponse, UsersResponse } from '../../responses/admin.js';
 
 export const UserId = Type.String({ pattern: USER_ID_PATTERN, description: 'owner id, 1..64 chars' });
 const Scope = StringEnum(SCOPES);
@@ -24,8 +25,8 @@ const KeyView = Type.Object({
   public: Type.Boolean(),
   handle: Nullable(Type.String()),
   keyPrefix: Type.String(),
-  createdAt: Type.String(),
-  revokedAt: Nullable(Type.String()),
+  createdAt: DateTime,
+  revokedAt: Nullable(DateTime),
 });
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
@@ -52,7 +53,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get('/api/admin/users', { schema: { summary: 'List owners', tags, security } }, async () => ({
+    app.get('/api/admin/users', { schema: { summary: 'List owners', tags, security, response: { 200: UsersResponse, 401: ErrorBody } } }, async () => ({
       users: (await listUsers(db)).map((u) => ({ userId: u.id, createdAt: u.createdAt.toISOString(), keyCount: u.keyCount })),
     }));
 
@@ -70,7 +71,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 4 })),
             public: Type.Optional(Type.Boolean()),
           }),
-          response: { 201: Type.Intersect([Type.Object({ key: Type.String() }), KeyView]), ...errors },
+          response: { 201: Type.Object({ key: Type.String(), ...KeyView.properties }), ...errors },
         },
       },
       async (request, reply) => {
@@ -88,7 +89,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api/admin/keys',
-      { schema: { summary: 'List keys (never the raw key)', tags, security, querystring: Type.Object({ userId: Type.Optional(UserId) }) } },
+      { schema: { summary: 'List keys (never the raw key)', tags, security, querystring: Type.Object({ userId: Type.Optional(UserId) }), response: { 200: Type.Object({ keys: Type.Array(KeyView) }), ...errors } } },
       async (request) => ({ keys: (await listKeys(db, request.query.userId)).map(toKeyView) }),
     );
 
@@ -117,7 +118,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get('/api/admin/doctor', { schema: { summary: 'Check every paper book against its journal', tags, security } }, async () =>
+    app.get('/api/admin/doctor', { schema: { summary: 'Check every paper book against its journal', tags, security, response: { 200: DoctorResponse, 401: ErrorBody } } }, async () =>
       checkBooks(db),
     );
 

@@ -9,7 +9,8 @@ import { getHolding, listHoldings } from '../../../storage/holdings-repo.js';
 import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { agentErrors, DateTime, ErrorBody, OpenObject } from '../../schemas.js';
+import { agentErrors, DateTime, ErrorBody } from '../../schemas.js';
+import { OpenOrdersResponse, PortfolioResponse, WalletResponse } from '../../responses/account.js';
 
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
@@ -50,7 +51,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: ['agent'],
           security,
           querystring: Type.Object({ coinId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }),
-          response: { 200: OpenObject('walletId, usdt {coinId, available, frozen, frozenPm, frozenFutures, avgCostUsd}, coin|null'), 404: ErrorBody, ...agentErrors },
+          response: { 200: WalletResponse, 404: ErrorBody, ...agentErrors },
         },
       },
       async (request) => {
@@ -89,7 +90,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             fiat: Type.String({ pattern: '^[A-Za-z]{3}$', default: 'USD', description: 'display only; equity stays USD' }),
             locale: Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$', maxLength: 35, default: 'en' }),
           }),
-          response: { 200: OpenObject('walletId, equity, pnl, openOrders[], progression, fiat, locale, asOf'), 404: ErrorBody, ...agentErrors },
+          response: { 200: PortfolioResponse, 404: ErrorBody, ...agentErrors },
         },
       },
       async (request) => {
@@ -116,7 +117,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           held.map((h) => ({ coinId: h.coinId, units: h.available.plus(h.frozen), avgCostUsd: h.avgCostUsd })),
           nowMs,
         );
-        const pnl: Record<string, number> = {};
+        const pnl = {} as Record<`${(typeof windows)[number][0]}${'Usd' | 'Pct'}` | 'allTimeUsd' | 'allTimePct', number>;
         windows.forEach(([name], i) => {
           // Window start = the latest daily snapshot on or before the window's start day; a
           // book without one (younger than the window, or never snapshotted) starts at 50,000.
@@ -175,7 +176,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Integer({ minimum: 1, maximum: 200, default: 100 }),
             updatedSince: Type.Optional(DateTime),
           }),
-          response: { 200: OpenObject('walletId, count, rows[], updatedSince, asOf'), 404: ErrorBody, ...agentErrors },
+          response: { 200: OpenOrdersResponse, 404: ErrorBody, ...agentErrors },
         },
       },
       async (request) => {

@@ -3,8 +3,9 @@ import { Type } from 'typebox';
 import { quoteFutures } from '../../../services/futures/quote.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { agentErrors, OpenObject, StrictBody } from '../../schemas.js';
+import { agentErrors, StrictBody } from '../../schemas.js';
 import { AgentTrace, CoinId, FuturesSideSchema, futuresErrors, Leverage, Margin } from './futures-schemas.js';
+import { FuturesQuoteResponse } from '../../responses/futures.js';
 
 export function futuresQuoteRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -24,9 +25,7 @@ export function futuresQuoteRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
             agentTrace: Type.Optional(AgentTrace),
           }),
           response: {
-            200: OpenObject(
-              '{eligible, blockReasons[], coin, side, leverage, marginMusd, minMargin, maxLeverage, referenceMark, entryPrice, notionalMusd, sizeCoin, liquidationPrice, maintenanceMarginRate, executionModel, fill, funding, perpetual, freshness, observation}',
-            ),
+            200: FuturesQuoteResponse,
             ...agentErrors,
             404: futuresErrors[404],
           },

@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import { MAX_LEVERAGE, MIN_LEVERAGE, MIN_MARGIN_MUSD } from '../../../domain/futures/position-math.js';
 import { ApiError } from '../../errors.js';
 import { isLockContention } from '../../../storage/futures-repo.js';
-import { AgentTrace, DateTime, ErrorBody, Nullable, OpenObject, StringEnum } from '../../schemas.js';
+import { AgentTrace, DateTime, ErrorBody, Nullable, StringEnum } from '../../schemas.js';
+import { Freshness } from '../../responses/common.js';
 
 export const FuturesSideSchema = StringEnum(['long', 'short'] as const);
 export const Leverage = Type.Number({ minimum: MIN_LEVERAGE, maximum: MAX_LEVERAGE, description: '1..20' });
@@ -36,7 +37,7 @@ export const FuturesPositionSchema = Type.Object(
     sizeCoin: Num,
     maintenanceMarginRate: Num,
     liquidationPrice: Num,
-    freshnessAtEntry: OpenObject('Freshness of the mark at entry'),
+    freshnessAtEntry: Nullable(Freshness),
     stopLossPrice: NullNum,
     takeProfitPrice: NullNum,
     exitPrice: NullNum,
@@ -52,12 +53,10 @@ export const FuturesPositionSchema = Type.Object(
     liquidationDistancePct: NullNum,
     atLiquidation: Nullable(Type.Boolean()),
   },
-  { additionalProperties: true },
 );
 
 export const PositionEnvelope = Type.Object(
   { position: FuturesPositionSchema, idempotentReplay: Type.Optional(Type.Boolean()) },
-  { additionalProperties: true },
 );
 
 export const futuresErrors = { 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 503: ErrorBody };

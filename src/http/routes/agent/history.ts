@@ -6,8 +6,9 @@ import { auditCounts, drawdownAndActiveDays, listSnapshots, listTrades, realized
 import { findWallet } from '../../../storage/books-repo.js';
 import { listHoldings } from '../../../storage/holdings-repo.js';
 import type { AppContext } from '../../context.js';
-import { agentErrors, DateTime, OpenObject, StringEnum } from '../../schemas.js';
+import { agentErrors, DateTime, StringEnum } from '../../schemas.js';
 import { pollingAsOf } from './account.js';
+import { EquityCurveResponse, PerformanceResponse, TradesResponse } from '../../responses/account.js';
 
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
@@ -47,7 +48,7 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
             updatedSince: Type.Optional(DateTime),
           }),
-          response: { 200: OpenObject('walletId, venue, count, updatedSince, asOf, trades[]'), ...agentErrors },
+          response: { 200: TradesResponse, ...agentErrors },
         },
       },
       async (request) => {
@@ -92,7 +93,7 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             days: Type.Integer({ minimum: 1, maximum: 365, default: 30 }),
             granularity: StringEnum(['daily', 'realized'] as const, { default: 'daily' }),
           }),
-          response: { 200: OpenObject('walletId, window {days, from}, granularity, points[]'), ...agentErrors },
+          response: { 200: EquityCurveResponse, ...agentErrors },
         },
       },
       async (request) => {
@@ -145,7 +146,7 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Realized performance of the calling key (totals and by venue), evaluation and audit stats',
           tags: ['agent'],
           security,
-          response: { 200: OpenObject('apiKeyId, totals, byVenue {spot, futures, pm}, evaluation, auditStats, asOf'), ...agentErrors },
+          response: { 200: PerformanceResponse, ...agentErrors },
         },
       },
       async (request) => {
@@ -161,7 +162,7 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         return {
           apiKeyId: keyId,
           totals,
-          byVenue: Object.fromEntries(VENUES.map((v) => [v, venueRecord(stats.filter((r) => r.venue === v))])),
+          byVenue: Object.fromEntries(VENUES.map((v) => [v, venueRecord(stats.filter((r) => r.venue === v))])) as Record<(typeof VENUES)[number], ReturnType<typeof venueRecord>>,
           evaluation: {
             maxDrawdownMusd: toWire(dd.maxDrawdown),
             profitFactor: grossLoss.isZero() ? null : toWire(grossWin.div(grossLoss)),

@@ -4,7 +4,8 @@ import { buildRunManifest } from '../../../ledger/run-manifest.js';
 import { futuresExport } from '../../../services/futures/export.js';
 import { countLedgerRows, listLedgerRows, type LedgerFilters, type LedgerRow } from '../../../storage/ledger-repo.js';
 import type { AppContext } from '../../context.js';
-import { agentErrors, DateTime, OpenObject } from '../../schemas.js';
+import { agentErrors, DateTime } from '../../schemas.js';
+import { LedgerExportResponse, LedgerListResponse } from '../../responses/ledger.js';
 
 export const EXPORT_MAX_ROWS = 1000;
 
@@ -75,7 +76,7 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 25 }),
             offset: Type.Integer({ minimum: 0, default: 0 }),
           }),
-          response: { 200: OpenObject('{data[], pagination {limit, offset, hasMore, total}, filters, asOf}'), ...agentErrors },
+          response: { 200: LedgerListResponse, ...agentErrors },
         },
       },
       async (request) => {
@@ -107,7 +108,7 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
           querystring: Type.Object(Filters),
           response: {
-            200: OpenObject('{apiKeyId, exportedAt, count, maxRows, run|null, data[], futures[], futuresEvents[]}'),
+            200: LedgerExportResponse,
             ...agentErrors,
           },
         },

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CANDLE_RANGES, CANDLE_RANGE_NAMES, convertCandles, DEFAULT_CANDLE_RANGE, type CandleRange } from '../../../domain/candles.js';
@@ -8,22 +9,15 @@ import { similarCoins } from '../../../domain/similar-coins.js';
 import type { MarketReads } from '../../../marketdata/reads.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest, notFound } from '../../errors.js';
-import { agentErrors, ErrorBody, OpenObject, StringEnum } from '../../schemas.js';
+import { agentErrors, ErrorBody, StringEnum } from '../../schemas.js';
 import { coinMatchView } from './market-views.js';
+import { CandlesResponse, MarketContextResponse, ResolveResponse } from '../../responses/account.js';
 
 const SIMILAR_LIMIT = 6;
 const CANDLES_MAX_AGE_SECONDS = 60;
 const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 
-const CoinMatch = Type.Object({
-  coinId: Type.String(),
-  slug: Type.String(),
-  symbol: Type.String(),
-  name: Type.String(),
-  marketCapRank: Type.Union([Type.Integer(), Type.Null()]),
-  categories: Type.Array(Type.String()),
-});
 
 const round = (value: number | null, places: number): number | null =>
   value === null ? null : Math.round(value * 10 ** places) / 10 ** places;
@@ -53,7 +47,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             q: Type.Optional(Type.String({ maxLength: 100 })),
             symbol: Type.Optional(Type.String({ maxLength: 100, description: 'alias of q' })),
           }),
-          response: { 200: Type.Object({ query: Type.String(), match: Type.Union([CoinMatch, Type.Null()]), alternatives: Type.Array(CoinMatch) }), ...agentErrors },
+          response: { 200: ResolveResponse, ...agentErrors, 503: ErrorBody },
         },
       },
       async (request) => {
@@ -73,7 +67,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: ['agent', 'market'],
           security,
           params: Type.Object({ coinId: Type.String({ minLength: 1, maxLength: 64 }) }),
-          response: { 200: OpenObject('market context (contract 2.7)'), 404: ErrorBody, ...agentErrors },
+          response: { 200: MarketContextResponse, 404: ErrorBody, ...agentErrors, 503: ErrorBody },
         },
       },
       async (request) => {
@@ -140,7 +134,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             range: Type.Optional(StringEnum(CANDLE_RANGE_NAMES, { default: DEFAULT_CANDLE_RANGE })),
             fiat: Type.Optional(Type.String({ minLength: 3, maxLength: 3, default: 'USD' })),
           }),
-          response: { 200: OpenObject('{coin {ucid, slug, symbol, name}, range, fiat, rateToUsd, candles[{t,o,h,l,c,v}], observation}'), 404: ErrorBody, ...agentErrors },
+          response: { 200: CandlesResponse, 404: ErrorBody, ...agentErrors, 503: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -174,7 +168,8 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const head = JSON.stringify({ coin: { ucid: coin.coinId, slug: coin.slug, symbol: coin.symbol, name: coin.name }, range, fiat, rateToUsd });
         reply.header('cache-control', `private, max-age=${CANDLES_MAX_AGE_SECONDS}`);
         reply.type('application/json; charset=utf-8');
-        return `${head.slice(0, -1)},"candles":${cached.json},"observation":${JSON.stringify(observation)}}`;
+        // Pre-serialized JSON (the candle array is cached as text); the shape is CandlesResponse.
+        return (reply as FastifyReply).send(`${head.slice(0, -1)},"candles":${cached.json},"observation":${JSON.stringify(observation)}}`);
       },
     );
   };

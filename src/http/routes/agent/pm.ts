@@ -1,6 +1,6 @@
 /** Mock PM trading routes (supplement 1.8–1.11, 2.5): discover, quote, open, positions, opportunity. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { buildObservation } from '../../../domain/observation.js';
 import { PM_MIN_STAKE_MUSD } from '../../../domain/pm/pricing.js';
 import { runIdempotent } from '../../../services/idempotency.js';
@@ -21,7 +21,8 @@ import { agentsHoldingMarket } from '../../../services/pm-trading-holders.js';
 import { listPmPositions, PM_POSITIONS_LIST_MAX } from '../../../storage/pm-positions-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
-import { agentErrors, AgentTrace, DateTime, ErrorBody, FreeText, Nullable, OpenObject, StrictBody, StringEnum } from '../../schemas.js';
+import { agentErrors, AgentTrace, DateTime, ErrorBody, FreeText, Nullable, StrictBody, StringEnum } from '../../schemas.js';
+import { OpportunityReceipt, PmDiscoverResponse, PmPositionEnvelope, PmPositionsResponse, PmQuoteResponse } from '../../responses/pm-trading.js';
 
 export const PM_QUOTE_URL = '/api/agent/pm/quote';
 export const PM_OPEN_URL = '/api/agent/pm/open';
@@ -65,8 +66,6 @@ const Market = {
   minEntryProbabilityPct: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
   agentTrace: Type.Optional(AgentTrace),
 };
-const PositionSchema = OpenObject('PM position (supplement 2.5)');
-const PositionEnvelope = Type.Object({ position: PositionSchema, idempotentReplay: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 
 export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -82,7 +81,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: ['agent', 'pm'],
           security,
           body: StrictBody({ ...Market, bankrollMusd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })) }),
-          response: { 200: OpenObject('PM quote (supplement 1.9)'), 404: ErrorBody, ...agentErrors },
+          response: { 200: PmQuoteResponse, 404: ErrorBody, ...agentErrors },
         },
       },
       async (request) => {
@@ -104,7 +103,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             dataset: { table: 'pm_markets', source: market.source, slug: market.slug },
             rowCount: 1,
           }),
-        };
+        } as Static<typeof PmQuoteResponse>;
       },
     );
 
@@ -126,7 +125,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             thesis: Type.Optional(FreeText({ maxLength: 280 })),
             provenance: Type.Optional(Provenance),
           }),
-          response: { 200: PositionEnvelope, 201: PositionEnvelope, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, ...agentErrors },
+          response: { 200: PmPositionEnvelope, 201: PmPositionEnvelope, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, ...agentErrors },
         },
       },
       async (request, reply) => {
@@ -187,7 +186,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           security,
           querystring: Type.Object({ updatedSince: Type.Optional(DateTime) }),
           response: {
-            200: Type.Object({ positions: Type.Array(PositionSchema), updatedSince: Nullable(DateTime), asOf: DateTime }, { additionalProperties: false }),
+            200: PmPositionsResponse,
             ...agentErrors,
           },
         },
@@ -205,7 +204,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             return pmPositionView(row, { market: await markets.get(k)! });
           }),
         );
-        return { positions, updatedSince: since ? since.toISOString() : null, asOf: new Date(nowMs).toISOString() };
+        return { positions, updatedSince: since ? since.toISOString() : null, asOf: new Date(nowMs).toISOString() } as Static<typeof PmPositionsResponse>;
       },
     );
 
@@ -224,10 +223,10 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             source: Type.Optional(StringEnum(['all', 'kalshi', 'polymarket'] as const)),
             sort: Type.Optional(StringEnum(DISCOVER_SORTS)),
           }),
-          response: { 200: OpenObject('{data[], pagination, meta, observation} (supplement 1.8)'), ...agentErrors },
+          response: { 200: PmDiscoverResponse, ...agentErrors },
         },
       },
-      async (request) => discoverPm(ctx, request.query),
+      async (request) => (await discoverPm(ctx, request.query)) as Static<typeof PmDiscoverResponse>,
     );
 
     app.post(
@@ -260,7 +259,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             agentTrace: Type.Optional(AgentTrace),
             provenance: Type.Optional(Provenance),
           }),
-          response: { 200: OpenObject('opportunity receipt'), 201: OpenObject('opportunity receipt'), ...agentErrors },
+          response: { 200: OpportunityReceipt, 201: OpportunityReceipt, ...agentErrors },
         },
       },
       async (request, reply) => {
@@ -273,7 +272,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         }
         const out = await recordOpportunity(ctx, request.agentKey!.keyId, body);
         request.ledgerNote = { relatedEntityType: 'decision', relatedEntityId: out.body.decisionUuid, ...(out.replay ? { ledgerStatus: 'idempotent_replay' as const } : {}) };
-        return reply.status(out.replay ? 200 : 201).send(out.body);
+        return reply.status(out.replay ? 200 : 201).send(out.body as Static<typeof OpportunityReceipt>);
       },
     );
   };

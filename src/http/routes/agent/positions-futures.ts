@@ -22,10 +22,7 @@ export function positionsFuturesRoute(ctx: AppContext): FastifyPluginAsyncTypebo
           security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
           querystring: Type.Object({ updatedSince: Type.Optional(DateTime) }),
           response: {
-            200: Type.Object(
-              { positions: Type.Array(FuturesPositionSchema), updatedSince: Nullable(DateTime), asOf: DateTime },
-              { additionalProperties: true },
-            ),
+            200: Type.Object({ positions: Type.Array(FuturesPositionSchema), updatedSince: Nullable(DateTime), asOf: DateTime }),
             ...agentErrors,
           },
         },

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { buildObservation } from '../../../domain/observation.js';
 import { runIdempotent } from '../../../services/idempotency.js';
 import { asReplay, cancelOrder, checkOrderShape, placeOrder, quoteSpot, tradeableCoin, type OrderInput } from '../../../services/spot-trading.js';
 import type { AppContext } from '../../context.js';
-import { AgentTrace, agentErrors, ErrorBody, Nullable, OpenObject, StrictBody, StringEnum } from '../../schemas.js';
+import { AgentTrace, agentErrors, ErrorBody, Nullable, StrictBody, StringEnum } from '../../schemas.js';
+import { SpotOrderResponse, SpotQuoteResponse } from '../../responses/spot.js';
 
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const CoinId = Type.String({ minLength: 1, maxLength: 64, description: 'UCID (not a ticker)' });
@@ -27,7 +28,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           security,
           body: StrictBody({ coinId: CoinId, side: Side, quantity: Quantity, agentTrace: Type.Optional(AgentTrace) }),
           response: {
-            200: OpenObject('eligible, blockReasons, coin, side, quantity, orderType, executionPrice, estimatedCostMusd, estimatedFeeMusd, executionModel, available, freshness, priceTiming, asOf, observation'),
+            200: SpotQuoteResponse,
             404: ErrorBody,
             ...agentErrors,
           },
@@ -49,7 +50,8 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           rowCount: quote.executionPrice === null ? 0 : 1,
         });
         request.ledgerNote = { observation, blockReasons: quote.blockReasons };
-        return { ...quote, observation };
+        // priceTiming is built loosely in the service; the response check holds it to the schema.
+        return { ...quote, observation } as Static<typeof SpotQuoteResponse>;
       },
     );
 
@@ -72,7 +74,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             agentTrace: Type.Optional(AgentTrace),
           }),
           response: {
-            200: OpenObject('message, orderId (market fills), restingOrderId (limit/stop), summary, idempotentReplay'),
+            200: SpotOrderResponse,
             404: ErrorBody,
             409: ErrorBody,
             ...agentErrors,
@@ -102,7 +104,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           ...(fillId !== undefined ? { relatedEntityType: 'spot_fill', relatedEntityId: fillId } : {}),
           ...(restingId !== undefined ? { relatedEntityType: 'spot_order', relatedEntityId: restingId } : {}),
         };
-        return body;
+        return body as Static<typeof SpotOrderResponse>;
       },
     );
 

@@ -3,8 +3,9 @@ import { Type } from 'typebox';
 import { COMPETITION_SLUG_PATTERN } from '../../../arena/competitions.js';
 import { createCompetition, enterCompetition, listAllCompetitionMeta } from '../../../services/competitions.js';
 import type { AppContext } from '../../context.js';
-import { DateTime, ErrorBody, FreeText, Nullable, OpenObject, StrictBody, StringEnum } from '../../schemas.js';
+import { DateTime, ErrorBody, FreeText, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { requireAdmin } from '../admin/admin-auth.js';
+import { AdminCompetitionsResponse, CompetitionEntry, CompetitionMeta } from '../../responses/arena.js';
 
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
@@ -32,13 +33,13 @@ export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
             endsAt: DateTime,
             visibility: Type.Optional(StringEnum(COMPETITION_VISIBILITIES)),
           }),
-          response: { 201: OpenObject('competition meta'), ...errors },
+          response: { 201: CompetitionMeta, ...errors },
         },
       },
       async (request, reply) => reply.status(201).send(await createCompetition(db, request.body, ctx.clock.now())),
     );
 
-    app.get('/api/admin/competitions', { schema: { summary: 'List every competition (unlisted too)', tags, security } }, async () =>
+    app.get('/api/admin/competitions', { schema: { summary: 'List every competition (unlisted too)', tags, security, response: { 200: AdminCompetitionsResponse, 401: ErrorBody } } }, async () =>
       listAllCompetitionMeta(db, ctx.clock.now()),
     );
 
@@ -51,7 +52,7 @@ export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
           security,
           params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 80 }) }),
           body: StrictBody({ keyId: Type.Integer({ minimum: 1 }) }),
-          response: { 200: OpenObject('entry: slug, keyId, joinedAt, public'), ...errors },
+          response: { 200: CompetitionEntry, ...errors },
         },
       },
       async (request) => enterCompetition(db, request.params.slug, request.body.keyId, ctx.clock.now()),

@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { competitionBoard, listCompetitions } from '../../../services/competitions.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { CACHE, OpenResponse, publicErrors } from './schemas.js';
+import { CACHE, publicErrors } from './schemas.js';
+import { CompetitionBoardResponse, CompetitionsResponse } from '../../responses/arena.js';
 
 const tags = ['competitions'];
 
@@ -15,7 +16,7 @@ export function competitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/competitions',
       {
         config: { publicRate: true },
-        schema: { summary: 'Featured and public competitions', tags, response: { 200: OpenResponse('competitions (meta array), asOf'), 429: publicErrors[429] } },
+        schema: { summary: 'Featured and public competitions', tags, response: { 200: CompetitionsResponse, 429: publicErrors[429] } },
       },
       async (_request, reply) => {
         reply.header('cache-control', CACHE.competitions);
@@ -31,7 +32,7 @@ export function competitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Competition board (unlisted ones are readable by slug)',
           tags,
           params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 80 }) }),
-          response: { 200: OpenResponse('competition, minDecidedTrades, rows, asOf'), ...publicErrors },
+          response: { 200: CompetitionBoardResponse, ...publicErrors },
         },
       },
       async (request, reply) => {

@@ -1,6 +1,7 @@
+import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { handleFor, keyIdFromHandle } from '../../../domain/api-keys.js';
 import { decodeCursor } from '../../../arena/dataset-cursor.js';
 import { decisionArtifact, decisionRecord, decisionsPage } from '../../../services/arena-decisions.js';
@@ -9,7 +10,8 @@ import { findPublicDecision } from '../../../storage/arena-decisions-repo.js';
 import type { AppContext } from '../../context.js';
 import { invalidRequest, notFound } from '../../errors.js';
 import { StringEnum } from '../../schemas.js';
-import { CACHE, OpenResponse, publicErrors, tags } from './schemas.js';
+import { CACHE, publicErrors, tags } from './schemas.js';
+import { DecisionArtifact, DecisionsResponse } from '../../responses/arena.js';
 
 const LINES_PER_CHUNK = 50;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,7 +35,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             cursor: Type.Optional(Type.String({ maxLength: 400 })),
             agent: Type.Optional(Type.String({ maxLength: 64, description: 'public handle a{keyId}-{slug}' })),
           }),
-          response: { 200: OpenResponse('decisions envelope (json) or one decision per line (jsonl/ndjson)'), ...publicErrors },
+          response: { 200: DecisionsResponse, ...publicErrors },
         },
       },
       async (request, reply) => {
@@ -64,7 +66,8 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         reply.header('x-total-count', String(page.envelope.count + opportunityCount));
         reply.header('x-has-more', String(pagination.hasMore));
         reply.header('x-next-cursor', pagination.nextCursor ?? '');
-        if (!lines) return page.envelope;
+        // Stored records (jsonb) and cached rows are loosely typed; the response check holds them to the schema.
+        if (!lines) return page.envelope as Static<typeof DecisionsResponse>;
         // One decision per line, then one opportunity per line (marked `recordType: "opportunity"`),
         // serialized as the stream is read (in chunks of lines, not one write per row).
         const rows = page.rows;
@@ -79,7 +82,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             }
           })(),
         );
-        return reply.type('application/x-ndjson').send(stream);
+        return (reply as FastifyReply).type('application/x-ndjson').send(stream);
       },
     );
 
@@ -91,7 +94,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Decision artifact with its content hash and the ordered fields it covers',
           tags,
           params: Type.Object({ decisionUuid: Type.String({ maxLength: 100 }) }),
-          response: { 200: OpenResponse('decision artifact'), ...publicErrors },
+          response: { 200: DecisionArtifact, ...publicErrors },
         },
       },
       async (request, reply) => {
@@ -99,7 +102,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const row = UUID.test(decisionUuid) ? await findPublicDecision(db, decisionUuid) : null;
         if (!row) throw notFound('decision_not_found', `no public decision ${decisionUuid}`);
         reply.header('cache-control', CACHE.decisions);
-        return decisionArtifact(row);
+        return decisionArtifact(row) as Static<typeof DecisionArtifact>;
       },
     );
   };

@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { keyIdFromHandle } from '../../../domain/api-keys.js';
 import { BOARD_WINDOWS, DEFAULT_WINDOW } from '../../../arena/windows.js';
 import { ArenaBoards } from '../../../services/arena-board.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { StringEnum } from '../../schemas.js';
-import { CACHE, HandleParam, OpenResponse, publicErrors, tags } from './schemas.js';
+import { CACHE, HandleParam, publicErrors, tags } from './schemas.js';
+import { LeaderboardResponse, ProfileResponse } from '../../responses/arena.js';
 
 /** `GET /api/arena` and `GET /api/arena/{handle}` (contract §4.2). */
 export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.database.db, ctx.clock, { houseAgents: ctx.config.houseAgents })): FastifyPluginAsyncTypebox {
@@ -23,13 +24,14 @@ export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.
             pageSize: Type.Integer({ minimum: 1, maximum: 50, default: 12 }),
             window: StringEnum(BOARD_WINDOWS, { default: DEFAULT_WINDOW }),
           }),
-          response: { 200: OpenResponse('leaderboard: page, pageSize, total, minDecidedTrades, contract, window, source, rows, asOf'), ...publicErrors },
+          response: { 200: LeaderboardResponse, ...publicErrors },
         },
       },
       async (request, reply) => {
         const { page, pageSize, window } = request.query;
         reply.header('cache-control', CACHE.leaderboard);
-        return boards.leaderboard(window, page, pageSize);
+        // Stored records (jsonb) and cached rows are loosely typed; the response check holds them to the schema.
+        return (await boards.leaderboard(window, page, pageSize)) as Static<typeof LeaderboardResponse>;
       },
     );
 
@@ -41,7 +43,7 @@ export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.
           summary: 'Arena agent profile',
           tags,
           params: HandleParam,
-          response: { 200: OpenResponse('agent profile: agent, minDecidedTrades, contract'), ...publicErrors },
+          response: { 200: ProfileResponse, ...publicErrors },
         },
       },
       async (request, reply) => {
@@ -50,7 +52,7 @@ export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.
         const profile = keyId === null ? null : await boards.profile(keyId, handle);
         if (!profile) throw notFound('agent_not_found', `no public agent ${handle}`);
         reply.header('cache-control', CACHE.leaderboard);
-        return profile;
+        return profile as Static<typeof ProfileResponse>;
       },
     );
   };

@@ -1,11 +1,10 @@
 import { Type } from 'typebox';
-import { ErrorBody, OpenObject } from '../../schemas.js';
+import { ErrorBody } from '../../schemas.js';
 
 export const tags = ['arena'];
 export const publicErrors = { 400: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 /** Path handle as the contract types it (length 1..64); the pattern is checked in the handler. */
 export const HandleParam = Type.Object({ handle: Type.String({ minLength: 1, maxLength: 64 }) });
-export const OpenResponse = (description: string) => OpenObject(description);
 
 /** Cache lifetimes of contract §8. */
 export const CACHE = {

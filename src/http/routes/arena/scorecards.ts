@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { handleFor, keyIdFromHandle } from '../../../domain/api-keys.js';
 import { compactRun, computeScorecard, fullRun } from '../../../services/arena-scorecards.js';
 import { findPublicAgent } from '../../../storage/arena-board-repo.js';
 import { findPublicRun, listRunsOf } from '../../../storage/arena-scorecards-repo.js';
 import type { AppContext } from '../../context.js';
 import { invalidRequest, notFound } from '../../errors.js';
-import { CACHE, HandleParam, OpenResponse, publicErrors, tags } from './schemas.js';
+import { CACHE, HandleParam, publicErrors, tags } from './schemas.js';
+import { ScorecardResponse, ScorecardRunResponse, ScorecardRunsResponse } from '../../responses/arena.js';
 
 const RUNS_DEFAULT = 25;
 const RUNS_MAX = 100;
@@ -33,7 +34,7 @@ export function scorecardRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Agent scorecard: Track A (market-entry baseline) and Track B (own forecast skill)',
           tags,
           params: HandleParam,
-          response: { 200: OpenResponse('scorecard, calibrationBasis, forecastSkill, policy versions, latestRun'), ...publicErrors },
+          response: { 200: ScorecardResponse, ...publicErrors },
         },
       },
       async (request, reply) => {
@@ -56,7 +57,7 @@ export function scorecardRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Optional(Type.Integer({ description: '1..100, default 25; out-of-range values are clamped' })),
             before: Type.Optional(Type.Integer({ minimum: 1, description: 'runs with id strictly less' })),
           }),
-          response: { 200: OpenResponse('handle, runs, nextBefore, limit'), ...publicErrors },
+          response: { 200: ScorecardRunsResponse, ...publicErrors },
         },
       },
       async (request, reply) => {
@@ -82,14 +83,15 @@ export function scorecardRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'One frozen scorecard run (immutable)',
           tags,
           params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
-          response: { 200: OpenResponse('full run: compact fields, apiKeyId, agent, cohort, resultJson, contributions'), ...publicErrors },
+          response: { 200: ScorecardRunResponse, ...publicErrors },
         },
       },
       async (request, reply) => {
         const run = await findPublicRun(db, request.params.id);
         if (!run) throw notFound('run_not_found', `no public scorecard run ${request.params.id}`);
         reply.header('cache-control', CACHE.run);
-        return fullRun(run);
+        // Stored records (jsonb) and cached rows are loosely typed; the response check holds them to the schema.
+        return fullRun(run) as Static<typeof ScorecardRunResponse>;
       },
     );
   };

@@ -7,7 +7,8 @@ import { venueById } from '../../../pm/venues.js';
 import type { PmMarketRow } from '../../../storage/pm-repo.js';
 import type { AppContext } from '../../context.js';
 import { invalidRequest, notFound } from '../../errors.js';
-import { TAG, okObject, sendCached, sourcesHeader } from './common.js';
+import { TAG, ok, sendCached, sourcesHeader } from './common.js';
+import { CanonicalEvent, CanonicalListResponse } from '../../responses/pm-data.js';
 
 function clusterView(snap: PmSnapshot, key: string, members: PmMarketRow[]): Record<string, unknown> {
   const anchor = members.find((m) => m.matchBasis === 'anchor') ?? members[0]!;
@@ -50,7 +51,7 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
             cursor: Type.Optional(Type.String({ maxLength: 40 })),
           }),
-          response: okObject('{data[], nextCursor}'),
+          response: ok(CanonicalListResponse),
         },
       },
       async (request, reply) => {
@@ -76,7 +77,7 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/prediction-markets/canonical/:key',
       {
         config: { publicRate: true },
-        schema: { tags: [TAG], summary: 'One canonical cross-venue event', params: Type.Object({ key: Type.String({ maxLength: 40 }) }), response: okObject('canonical event') },
+        schema: { tags: [TAG], summary: 'One canonical cross-venue event', params: Type.Object({ key: Type.String({ maxLength: 40 }) }), response: ok(CanonicalEvent) },
       },
       async (request, reply) => {
         const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();

@@ -1,14 +1,15 @@
 import type { FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { FIAT_CURRENCIES } from '../../../marketdata/sim/fiat.js';
 import type { Money } from '../../../pm/views.js';
 import { venueById } from '../../../pm/venues.js';
 import { invalidRequest, notFound } from '../../errors.js';
-import { ErrorBody, OpenObject } from '../../schemas.js';
+import { ErrorBody } from '../../schemas.js';
 
 export const TAG = 'prediction-markets';
 export const publicErrors = { 400: ErrorBody, 404: ErrorBody, 429: ErrorBody };
-export const okObject = (description: string) => ({ 200: OpenObject(description), ...publicErrors });
+/** A keyless read's responses: its 200 schema and the public errors. */
+export const ok = <T extends TSchema>(schema: T) => ({ 200: schema, ...publicErrors });
 export const FiatQuery = Type.Optional(Type.String({ description: 'fiat currency for money fields (default USD)', default: 'USD' }));
 
 /** Money fields convert at the simulated fiat base rate (units per USD). */

@@ -14,7 +14,18 @@ import { capturePoints, dailyVolumes, lastCapturesBeforeClose, recentWhales, typ
 import type { AppContext } from '../../context.js';
 import { invalidRequest, notFound } from '../../errors.js';
 import { StringEnum } from '../../schemas.js';
-import { FiatQuery, ResponseCache, TAG, cachedResponder, fiatOf, okObject, venuePath, venueQuery } from './common.js';
+import { FiatQuery, ResponseCache, TAG, cachedResponder, fiatOf, ok, venuePath, venueQuery } from './common.js';
+import {
+  CalibrationResponse,
+  ConsensusMethodologyResponse,
+  EventDetailResponse,
+  EventsResponse,
+  OverviewResponse,
+  PriceHistoryResponse,
+  ResolvedResponse,
+  ResolvedSummaryResponse,
+  WhalesResponse,
+} from '../../responses/pm-data.js';
 
 const SORTS = ['best', 'volume24h_desc', 'priceChange24h_desc', 'priceChange24h_asc', 'endDate_desc', 'trending'] as const;
 const INTERVALS: Record<string, number | null> = { '1h': 3_600_000, '6h': 6 * 3_600_000, '1d': 86_400_000, '1w': 7 * 86_400_000, '1m': 30 * 86_400_000, max: null };
@@ -94,7 +105,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api/prediction-markets/overview',
-      { config, schema: { tags: [TAG], summary: 'Market totals, highlights, categories and venues', querystring: Type.Object({ fiat: FiatQuery }), response: okObject('overview') } },
+      { config, schema: { tags: [TAG], summary: 'Market totals, highlights, categories and venues', querystring: Type.Object({ fiat: FiatQuery }), response: ok(OverviewResponse) } },
       async (request, reply) => {
         const { code, fx } = fiatOf(request.query.fiat);
         return cached(reply, `overview:${code}`, LIST_TTL_MS, async () => {
@@ -165,7 +176,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             offset: Type.Integer({ minimum: 0, default: 0 }),
             fiat: FiatQuery,
           }),
-          response: okObject('{data[], pagination {limit, offset, hasMore}, meta {sources[]}}'),
+          response: ok(EventsResponse),
         },
       },
       async (request, reply) => {
@@ -219,7 +230,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Event detail: event, cross-venue matches, resolution, consensus, volume history, whales',
           params: Type.Object({ source: Type.String(), slug: Type.String({ maxLength: 300 }) }),
           querystring: Type.Object({ fiat: FiatQuery }),
-          response: okObject('event detail'),
+          response: ok(EventDetailResponse),
         },
       },
       async (request, reply) => {
@@ -272,7 +283,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api/prediction-markets/whales',
-      { config, schema: { tags: [TAG], summary: 'The 50 most recent verified large trades (money venues only)', response: okObject('{trades[]}') } },
+      { config, schema: { tags: [TAG], summary: 'The 50 most recent verified large trades (money venues only)', response: ok(WhalesResponse) } },
       async (_request, reply) =>
         cached(reply, 'whales', LIST_TTL_MS, async () => {
           const now = ctx.clock.now();
@@ -290,7 +301,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Leading-outcome price history (native venue history for polymarket and kalshi; [] elsewhere)',
           params: Type.Object({ source: Type.String(), slug: Type.String({ maxLength: 300 }) }),
           querystring: Type.Object({ interval: Type.Optional(Type.String({ description: '1h, 6h, 1d, 1w (default), 1m, max; aliases 24h, 7d, 30d, all; anything else is served as 1w' })) }),
-          response: okObject('{source, slug, interval, outcome, points[{t, p}]}'),
+          response: ok(PriceHistoryResponse),
         },
       },
       async (request, reply) => {
@@ -322,7 +333,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api/prediction-markets/calibration',
-      { config, schema: { tags: [TAG], summary: 'Three labeled, non-comparable calibration series: scored, finalPrice, ownCapture', response: okObject('calibration') } },
+      { config, schema: { tags: [TAG], summary: 'Three labeled, non-comparable calibration series: scored, finalPrice, ownCapture', response: ok(CalibrationResponse) } },
       async (_request, reply) =>
         cached(reply, 'calibration', SLOW_TTL_MS, async () => {
           const snap = await model().snapshot();
@@ -401,7 +412,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             offset: Type.Integer({ minimum: 0, default: 0 }),
             fiat: FiatQuery,
           }),
-          response: okObject('{data[], pagination, totalResolved}'),
+          response: ok(ResolvedResponse),
         },
       },
       async (request, reply) => {
@@ -439,7 +450,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: [TAG],
           summary: "One venue's resolved-event totals by year",
           querystring: Type.Object({ source: Type.Optional(Type.String({ description: 'venue id (required)' })) }),
-          response: okObject('{source, totalResolved, earliestYear, providerTimeShare, byYear[]}'),
+          response: ok(ResolvedSummaryResponse),
         },
       },
       async (request, reply) => {
@@ -466,7 +477,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api/prediction-markets/consensus-methodology',
-      { config, schema: { tags: [TAG], summary: 'Versioned description of the cross-venue consensus (referenceProbability)', response: okObject('svc.consensusMethodology.v1') } },
+      { config, schema: { tags: [TAG], summary: 'Versioned description of the cross-venue consensus (referenceProbability)', response: ok(ConsensusMethodologyResponse) } },
       async (_request, reply) => cached(reply, 'methodology', SLOW_TTL_MS, async () => ({ body: consensusMethodology, sources: [] })),
     );
   };

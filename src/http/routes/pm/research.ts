@@ -27,7 +27,7 @@ import {
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { StringEnum } from '../../schemas.js';
-import { FiatQuery, ResponseCache, TAG, cachedResponder, fiatOf, publicErrors, venueQuery } from './common.js';
+import { FiatQuery, ResponseCache, TAG, cachedResponder, fiatOf, ok, venueQuery } from './common.js';
 import {
   ExpiringResponse,
   OrderBookResponse,
@@ -40,7 +40,7 @@ import {
   VolumeHistoryResponse,
   WhaleWalletResponse,
   WhaleWalletsResponse,
-} from './research-schemas.js';
+} from '../../responses/pm-research.js';
 
 const LIST_TTL_MS = 5_000;
 const SLOW_TTL_MS = 60_000;
@@ -49,7 +49,6 @@ const DAY_MS = 86_400_000;
 const REVISIONS_CAP = 200;
 const VenueId = StringEnum(VENUE_IDS as unknown as readonly string[], { description: 'venue id' });
 const EventParams = Type.Object({ source: VenueId, slug: Type.String({ minLength: 1, maxLength: 300 }) });
-const ok = <T>(schema: T) => ({ 200: schema, ...publicErrors });
 
 export function pmResearchRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const cached = cachedResponder(new ResponseCache(), () => ctx.clock.now());

@@ -4,6 +4,8 @@ import { PmStreamHub, type StreamOptions } from '../../../pm/stream-hub.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { TAG } from './common.js';
+import { Type } from 'typebox';
+import { ErrorBody } from '../../schemas.js';
 
 const hubs = new WeakMap<AppContext, PmStreamHub>();
 
@@ -32,6 +34,11 @@ export function pmStreamRoutes(ctx: AppContext, options: Partial<StreamOptions> 
           summary: 'Live stream (text/event-stream): deltas (~15 s), whale, resolution; heartbeats; Last-Event-ID resume',
           description:
             'Events: `deltas` {at, deltas[]}, `whale` {at, trades[]}, `resolution` {at, resolutions[]}. A `retry:` hint is sent on connect, `: hb <time>` comments about every 15 s. Send `Last-Event-ID` to resume from the bounded buffer. 503 `stream_at_capacity` when the per-IP or total stream cap is reached.',
+          response: {
+            200: { description: 'the event stream', content: { 'text/event-stream': { schema: Type.String() } } },
+            429: ErrorBody,
+            503: ErrorBody,
+          },
         },
       },
       async (request, reply) => {

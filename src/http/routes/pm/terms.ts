@@ -1,6 +1,7 @@
 /** `GET /api/terms` — the API's acceptable-use terms (contract §1), linked from /docs. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { okObject } from './common.js';
+import { ok } from './common.js';
+import { TermsResponse } from '../../responses/pm-data.js';
 
 export const TERMS_PATH = '/api/terms';
 
@@ -30,7 +31,7 @@ export const ACCEPTABLE_USE = {
 export const termsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     TERMS_PATH,
-    { config: { publicRate: true }, schema: { tags: ['system'], summary: 'Acceptable-use terms of the API and its market data', response: okObject('terms') } },
+    { config: { publicRate: true }, schema: { tags: ['system'], summary: 'Acceptable-use terms of the API and its market data', response: ok(TermsResponse) } },
     async (_request, reply) => reply.header('Cache-Control', 'public, max-age=3600').send(ACCEPTABLE_USE),
   );
 };

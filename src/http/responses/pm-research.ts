@@ -1,24 +1,11 @@
 /** Response schemas of the reference's extra PM research endpoints (reference-shapes §2, A2–A12). */
 import { Type, type TSchema } from 'typebox';
-import { Nullable, StringEnum } from '../../schemas.js';
+import { Nullable, StringEnum } from '../schemas.js';
+import { PmEvent, ReferenceProbability } from './pm-data.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
 const closed = { additionalProperties: false };
-
-/** Event object (reference S3): the core fields; the rest of the event object rides along. */
-export const PmEventRow = Type.Object(
-  {
-    id: Type.String(),
-    slug: Type.String(),
-    title: Type.String(),
-    status: StringEnum(['open', 'closed'] as const),
-    source: Type.Object({ id: Type.String(), name: Type.String(), kind: Type.String(), supportsTrading: Type.Boolean() }),
-    outcomes: Type.Array(Type.Object({ externalMarketId: Type.String(), name: Type.String(), probability: Type.Number() }, { additionalProperties: true })),
-    volume24h: Type.Number(),
-  },
-  { additionalProperties: true, description: 'event object (contract 2.12 / reference S3)' },
-);
 
 export const OffsetPagination = Type.Object({ limit: Type.Integer(), offset: Type.Integer(), hasMore: Type.Boolean() }, closed);
 
@@ -42,7 +29,7 @@ export const PublicMatchesResponse = Type.Object(
           clusterId: Type.String(),
           primaryEventId: Type.String(),
           title: Type.String(),
-          events: Type.Array(PmEventRow),
+          events: Type.Array(PmEvent),
           comparisons: Type.Array(
             Type.Object(
               {
@@ -62,7 +49,7 @@ export const PublicMatchesResponse = Type.Object(
           maxOverallGap: Type.Number(),
           maxOutcomeGap: Type.Number(),
           maxConfidence: Type.Number(),
-          referenceProbability: Nullable(Type.Object({}, { additionalProperties: true })),
+          referenceProbability: Nullable(ReferenceProbability),
         },
         closed,
       ),
@@ -80,7 +67,7 @@ export const SurprisesResponse = Type.Object(
     data: Type.Array(
       Type.Object(
         {
-          event: PmEventRow,
+          event: PmEvent,
           resolvedAt: Nullable(DateTime),
           resolvedAtVerified: Type.Boolean(),
           closedAt: Nullable(DateTime),
@@ -98,7 +85,7 @@ export const SurprisesResponse = Type.Object(
 
 export const ExpiringResponse = Type.Object(
   {
-    data: Type.Array(Type.Intersect([PmEventRow, Type.Object({ expiresInMs: Type.Integer({ minimum: 0 }) })])),
+    data: Type.Array(Type.Object({ ...PmEvent.properties, expiresInMs: Type.Integer({ minimum: 0 }) })),
     pagination: OffsetPagination,
     meta: Type.Object({ totalExpiring: Type.Integer(), window: Type.Object({ from: DateTime, to: DateTime }, closed) }, closed),
   },

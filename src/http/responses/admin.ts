@@ -1,0 +1,18 @@
+/** Response schemas of the operator surface (/api/admin/*) and the readiness probe. */
+import { Type } from 'typebox';
+import { DateTime, Nullable } from '../schemas.js';
+import { Bool, Int, Str } from './common.js';
+
+export const UsersResponse = Type.Object({ users: Type.Array(Type.Object({ userId: Str(), createdAt: DateTime, keyCount: Int() })) });
+
+/** Balances and journal sums are decimal strings (exact). */
+export const DoctorResponse = Type.Object({
+  ok: Bool(),
+  walletsChecked: Int(),
+  discrepancies: Type.Array(Type.Object({ walletId: Int(), keyId: Int(), bucket: Str(), balance: Str(), journal: Str() })),
+  holdingDiscrepancies: Type.Array(
+    Type.Object({ walletId: Int(), keyId: Nullable(Int()), coinId: Str(), bucket: Str(), balance: Nullable(Str()), journal: Str() }),
+  ),
+});
+
+export const ReadyResponse = Type.Object({ status: Type.Literal('ready'), database: Str({ description: 'pglite or postgres' }) });

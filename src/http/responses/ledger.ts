@@ -1,0 +1,155 @@
+/** Response schemas of the private action ledger and its export (with the run evidence manifest, supplement 2.6). */
+import { Type } from 'typebox';
+import { DateTime, Nullable, OpenObject, StringEnum } from '../schemas.js';
+import { Bool, Int, Num, Str } from './common.js';
+
+export const LedgerRowView = Type.Object({
+  id: Str({ format: 'uuid' }),
+  method: Str(),
+  endpoint: Str(),
+  venue: Nullable(Str()),
+  eventType: Str({ description: 'read, quote, write, cancel, report' }),
+  statusCode: Nullable(Int()),
+  ledgerStatus: Str({ description: 'success, rejected, idempotent_replay, error' }),
+  latencyMs: Nullable(Int()),
+  idempotencyKey: Nullable(Str()),
+  relatedEntityType: Nullable(Str()),
+  relatedEntityId: Nullable(Str()),
+  requestSummary: Nullable(OpenObject('a bounded summary of the request (free-form)')),
+  responseSummary: Nullable(OpenObject('a bounded summary of the response (free-form)')),
+  blockReasons: Type.Array(Str()),
+  runId: Nullable(Str()),
+  decisionId: Nullable(Str()),
+  strategyLabel: Nullable(Str()),
+  confidence: Nullable(Num()),
+  rationaleSummary: Nullable(Str()),
+  startedAt: DateTime,
+  completedAt: Nullable(DateTime),
+});
+
+const Filters = Type.Object({
+  venue: Type.Optional(Str()),
+  eventType: Type.Optional(Str()),
+  runId: Type.Optional(Str()),
+  decisionId: Type.Optional(Str()),
+  status: Type.Optional(Str()),
+  from: Type.Optional(Str()),
+  to: Type.Optional(Str()),
+});
+
+export const LedgerListResponse = Type.Object({
+  data: Type.Array(LedgerRowView),
+  pagination: Type.Object({ limit: Int(), offset: Int(), hasMore: Bool(), total: Int() }),
+  filters: Filters,
+  asOf: DateTime,
+});
+
+const Tally = Type.Array(Type.Object({ value: Str(), count: Int() }));
+const CheckStatus = Str({ description: 'pass, warn or fail' });
+
+const RunManifest = Type.Object({
+  schema: Str({ description: 'svc.agentRunEvidence.v1' }),
+  generatedAt: DateTime,
+  source: Str(),
+  definition: Str(),
+  snapshotModel: Str(),
+  retentionPolicy: Type.Object({
+    schema: Str(),
+    retentionDays: Int(),
+    runListScanLimit: Int(),
+    exportMaxRows: Int(),
+    pruneBatchMax: Int(),
+    policy: Str(),
+  }),
+  executionAssumptions: Type.Object({
+    schema: Str(),
+    accountModel: Str(),
+    dataFreshness: Str(),
+    costModel: Type.Object({ spot: Str(), futures: Str(), predictionMarkets: Str() }),
+    executionTiming: Type.Object({ spotMarket: Str(), spotResting: Str(), futures: Str(), predictionMarkets: Str() }),
+    reproducibilityCaveat: Str(),
+  }),
+  outcomeSummary: Type.Null(),
+  evidenceChecklist: Type.Object({
+    schema: Str(),
+    overallStatus: CheckStatus,
+    items: Type.Array(Type.Object({ id: Str(), label: Str(), status: CheckStatus, detail: Str() })),
+  }),
+  summary: Type.Object({
+    apiKeyId: Int(),
+    runId: Str(),
+    eventCount: Int(),
+    firstEventAt: Nullable(DateTime),
+    lastEventAt: Nullable(DateTime),
+    quoteCount: Int(),
+    writeCount: Int(),
+    rejectionCount: Int(),
+    idempotentReplayCount: Int(),
+    observationCount: Int(),
+    observationCoverageRate: Nullable(Num()),
+    quoteBeforeTradeRate: Nullable(Num()),
+    averageLatencyMs: Nullable(Num()),
+    eventTypes: Tally,
+    venues: Tally,
+    ledgerStatuses: Tally,
+    relatedEntities: Type.Array(Type.Object({ type: Str(), id: Str() })),
+    maxRows: Int(),
+    truncated: Bool(),
+  }),
+});
+
+const NullNum = Nullable(Num());
+
+export const LedgerExportResponse = Type.Object({
+  apiKeyId: Int(),
+  exportedAt: DateTime,
+  count: Int(),
+  maxRows: Int(),
+  run: Nullable(RunManifest),
+  data: Type.Array(LedgerRowView),
+  futures: Type.Array(
+    Type.Object({
+      id: Int(),
+      coinSymbol: Str(),
+      side: StringEnum(['long', 'short'] as const),
+      leverage: Num(),
+      entryPrice: Num(),
+      marginMusd: Num(),
+      notionalMusd: Num(),
+      sizeCoin: Num(),
+      maintenanceMarginRate: Num(),
+      liquidationPrice: Num(),
+      stopLossPrice: NullNum,
+      takeProfitPrice: NullNum,
+      entryPriceAsOf: Nullable(DateTime),
+      entryFreshnessAgeSeconds: NullNum,
+      entryFreshnessStatus: Nullable(Str()),
+      status: Str(),
+      exitPrice: NullNum,
+      exitReason: Nullable(Str()),
+      realizedPnlMusd: NullNum,
+      fillModel: Type.Null(),
+      idempotencyKey: Nullable(Str()),
+      openedAt: Nullable(DateTime),
+      closedAt: Nullable(DateTime),
+      createdAt: DateTime,
+    }),
+  ),
+  futuresEvents: Type.Array(
+    Type.Object({
+      id: Int(),
+      positionId: Int(),
+      type: Str({ description: 'open, add, reduce, close, liquidation, stop_loss, take_profit, sl_tp_set' }),
+      sizeDeltaCoin: Num(),
+      markPrice: NullNum,
+      fillPrice: NullNum,
+      realizedPnlMusd: NullNum,
+      marginDeltaMusd: Num(),
+      feeMusd: Num(),
+      slippageMusd: Num(),
+      executionVersion: Nullable(Str()),
+      idempotencyKey: Nullable(Str()),
+      createdAt: DateTime,
+    }),
+  ),
+});
