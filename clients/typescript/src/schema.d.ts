@@ -6210,6 +6210,179 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agent/news": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** News about coins: stories with sentiment and importance 0..10 (simulated wire unless MARKET_DATA=live) */
+        get: {
+            parameters: {
+                query: {
+                    /** @description comma-separated symbols or slugs, at most 25 */
+                    coins: string;
+                    limit?: number;
+                    /** @description look-back */
+                    hours?: number;
+                    minImportance?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description coin slugs the request resolved to */
+                            coins: string[];
+                            /** Format: date-time */
+                            asOf: string;
+                            /** @enum {string} */
+                            mode: "sim" | "live";
+                            items: {
+                                id: string;
+                                title: string;
+                                /** @description publisher */
+                                source: string;
+                                url: string;
+                                /** Format: date-time */
+                                publishedAt: string;
+                                ageMinutes: number;
+                                category: string | null;
+                                sentiment: ("bullish" | "bearish" | "neutral") | null;
+                                sentimentConfidence: number | null;
+                                importance: number | null;
+                                /** @description slugs of the requested coins the story concerns */
+                                coins: string[];
+                                /** @description true for the simulated wire (derived from simulated market moves) */
+                                simulated: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/coins/top-gainers": {
         parameters: {
             query?: never;
@@ -10604,6 +10777,1828 @@ export interface paths {
                                 liquidity: number;
                             }[];
                             orientationRule: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/matches/public": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cross-venue match clusters with one comparison per matched pair */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    sort?: "confidence_desc" | "divergence_desc" | "max_outcome_delta_desc";
+                    minDivergence?: number;
+                    sourceKind?: "market";
+                    status?: "open";
+                    maxSnapshotAgeMinutes?: number;
+                    requirePriced?: boolean;
+                    /** @description fiat currency for money fields (default USD) */
+                    fiat?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                clusterId: string;
+                                primaryEventId: string;
+                                title: string;
+                                events: {
+                                    id: string;
+                                    slug: string;
+                                    title: string;
+                                    marketSubtitle?: string;
+                                    /** @description open or closed */
+                                    status: string;
+                                    source: {
+                                        id: string;
+                                        name: string;
+                                        /** @enum {string} */
+                                        kind: "market" | "play_money" | "forecast";
+                                        supportsTrading: boolean;
+                                    };
+                                    category: string;
+                                    description: string | null;
+                                    volume24h: number;
+                                    volume: number;
+                                    liquidity: number;
+                                    outcomes: {
+                                        externalMarketId: string;
+                                        name: string;
+                                        /** @description raw venue-implied chance, 0..100 points */
+                                        probability: number;
+                                        normalizedProbability: number | null;
+                                        hasObservedPrice: boolean;
+                                        priceBasis: string;
+                                        priceChange24h: number | null;
+                                        lifecycle?: {
+                                            /** @enum {string} */
+                                            state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                            providerAcceptingOrders: boolean | null;
+                                            entryBlockedByLifecycle: boolean;
+                                            isResult: boolean;
+                                            result: ("won" | "lost" | "voided") | null;
+                                            /** @enum {string} */
+                                            basis: "provider" | "stored_winner" | "unknown";
+                                            closedAt: string | null;
+                                            resolvedAt: string | null;
+                                            observedAt: string | null;
+                                        };
+                                    }[];
+                                    priceChange24h: number | null;
+                                    priceChange7d: number | null;
+                                    startDate: string | null;
+                                    endDate: string | null;
+                                    resolvedAt: string | null;
+                                    resolvedOutcomeExternalMarketId: string | null;
+                                    resolutionOutcomeBasis: string | null;
+                                    freshness: {
+                                        asOf: string | null;
+                                        ageSeconds?: number | null;
+                                        ageMinutes?: number | null;
+                                        /** @enum {string} */
+                                        status: "fresh" | "lagging" | "stale" | "unknown";
+                                        basis?: ("latest_snapshot" | "source_update" | "processed" | "event_update" | "unknown") | null;
+                                    };
+                                    bestBid: number | null;
+                                    bestAsk: number | null;
+                                    spread: number | null;
+                                    probabilityBook: {
+                                        /** @enum {string} */
+                                        basis: "normalized_complete_book" | "raw_quotes";
+                                        rawSum: number;
+                                        overroundPoints: number;
+                                    } | null;
+                                    representativeOutcome: {
+                                        externalMarketId: string;
+                                        name: string;
+                                        probability: number;
+                                    } | null;
+                                    representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
+                                    decisionSupport: {
+                                        qualityScore: number;
+                                        /** @enum {string} */
+                                        qualityTier: "high" | "medium" | "low";
+                                        /** @enum {string} */
+                                        spreadTier: "tight" | "moderate" | "wide" | "unknown";
+                                        /** @enum {string} */
+                                        liquidityTier: "high" | "medium" | "low" | "unknown";
+                                        /** @enum {string} */
+                                        volumeTier: "high" | "medium" | "low" | "unknown";
+                                        flags: {
+                                            thinMarket: boolean;
+                                            inactiveMarket: boolean;
+                                            highAmbiguity: boolean;
+                                            nearResolution: boolean;
+                                        };
+                                    } | null;
+                                    relatedCoins: string[];
+                                    topics: string[];
+                                    canonicalEventId: string | null;
+                                    attribution: string;
+                                    crossPlatform?: {
+                                        source: string;
+                                        /** @enum {string} */
+                                        orientation: "same" | "flipped" | "unknown";
+                                        status: string;
+                                    }[];
+                                    sparkline?: {
+                                        series: number[];
+                                        leaderOutcomeId: string;
+                                        /** Format: date-time */
+                                        capturedAt: string;
+                                    };
+                                    referenceProbability?: {
+                                        /** @enum {string} */
+                                        kind: "binary" | "leader";
+                                        outcomeName: string | null;
+                                        probability: number;
+                                        venueCount: number;
+                                        spreadPoints: number;
+                                        /** Format: date-time */
+                                        computedAt: string;
+                                        methodologyVersion: string;
+                                        methodologyUrl: string;
+                                    };
+                                }[];
+                                comparisons: {
+                                    matchId: string;
+                                    eventAId: string;
+                                    eventBId: string;
+                                    confidence: number;
+                                    matchMethod: string;
+                                    /** @enum {string} */
+                                    orientation: "same" | "flipped" | "unknown";
+                                    divergence: number | null;
+                                    maxOutcomeDelta: number | null;
+                                    comparison: {
+                                        outcome: string;
+                                        eventAProbability: number;
+                                        eventBProbability: number;
+                                        deltaPoints: number;
+                                    }[];
+                                }[];
+                                maxOverallGap: number;
+                                maxOutcomeGap: number;
+                                maxConfidence: number;
+                                referenceProbability: {
+                                    /** @enum {string} */
+                                    kind: "binary" | "leader";
+                                    outcomeName: string | null;
+                                    probability: number;
+                                    venueCount: number;
+                                    spreadPoints: number;
+                                    /** Format: date-time */
+                                    computedAt: string;
+                                    methodologyVersion: string;
+                                    methodologyUrl: string;
+                                } | null;
+                            }[];
+                            total: number;
+                            hasMore: boolean;
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                nextOffset: number | null;
+                            };
+                            meta: {
+                                sort: string;
+                                fiat: string;
+                                requirePriced: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/surprises": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Resolved binary events whose winner was priced under 50 a day before, least expected first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    /** @description fiat currency for money fields (default USD) */
+                    fiat?: string;
+                    source?: string;
+                    /** @description 7d | 30d | 90d | all; unknown → all */
+                    window?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                event: {
+                                    id: string;
+                                    slug: string;
+                                    title: string;
+                                    marketSubtitle?: string;
+                                    /** @description open or closed */
+                                    status: string;
+                                    source: {
+                                        id: string;
+                                        name: string;
+                                        /** @enum {string} */
+                                        kind: "market" | "play_money" | "forecast";
+                                        supportsTrading: boolean;
+                                    };
+                                    category: string;
+                                    description: string | null;
+                                    volume24h: number;
+                                    volume: number;
+                                    liquidity: number;
+                                    outcomes: {
+                                        externalMarketId: string;
+                                        name: string;
+                                        /** @description raw venue-implied chance, 0..100 points */
+                                        probability: number;
+                                        normalizedProbability: number | null;
+                                        hasObservedPrice: boolean;
+                                        priceBasis: string;
+                                        priceChange24h: number | null;
+                                        lifecycle?: {
+                                            /** @enum {string} */
+                                            state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                            providerAcceptingOrders: boolean | null;
+                                            entryBlockedByLifecycle: boolean;
+                                            isResult: boolean;
+                                            result: ("won" | "lost" | "voided") | null;
+                                            /** @enum {string} */
+                                            basis: "provider" | "stored_winner" | "unknown";
+                                            closedAt: string | null;
+                                            resolvedAt: string | null;
+                                            observedAt: string | null;
+                                        };
+                                    }[];
+                                    priceChange24h: number | null;
+                                    priceChange7d: number | null;
+                                    startDate: string | null;
+                                    endDate: string | null;
+                                    resolvedAt: string | null;
+                                    resolvedOutcomeExternalMarketId: string | null;
+                                    resolutionOutcomeBasis: string | null;
+                                    freshness: {
+                                        asOf: string | null;
+                                        ageSeconds?: number | null;
+                                        ageMinutes?: number | null;
+                                        /** @enum {string} */
+                                        status: "fresh" | "lagging" | "stale" | "unknown";
+                                        basis?: ("latest_snapshot" | "source_update" | "processed" | "event_update" | "unknown") | null;
+                                    };
+                                    bestBid: number | null;
+                                    bestAsk: number | null;
+                                    spread: number | null;
+                                    probabilityBook: {
+                                        /** @enum {string} */
+                                        basis: "normalized_complete_book" | "raw_quotes";
+                                        rawSum: number;
+                                        overroundPoints: number;
+                                    } | null;
+                                    representativeOutcome: {
+                                        externalMarketId: string;
+                                        name: string;
+                                        probability: number;
+                                    } | null;
+                                    representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
+                                    decisionSupport: {
+                                        qualityScore: number;
+                                        /** @enum {string} */
+                                        qualityTier: "high" | "medium" | "low";
+                                        /** @enum {string} */
+                                        spreadTier: "tight" | "moderate" | "wide" | "unknown";
+                                        /** @enum {string} */
+                                        liquidityTier: "high" | "medium" | "low" | "unknown";
+                                        /** @enum {string} */
+                                        volumeTier: "high" | "medium" | "low" | "unknown";
+                                        flags: {
+                                            thinMarket: boolean;
+                                            inactiveMarket: boolean;
+                                            highAmbiguity: boolean;
+                                            nearResolution: boolean;
+                                        };
+                                    } | null;
+                                    relatedCoins: string[];
+                                    topics: string[];
+                                    canonicalEventId: string | null;
+                                    attribution: string;
+                                    crossPlatform?: {
+                                        source: string;
+                                        /** @enum {string} */
+                                        orientation: "same" | "flipped" | "unknown";
+                                        status: string;
+                                    }[];
+                                    sparkline?: {
+                                        series: number[];
+                                        leaderOutcomeId: string;
+                                        /** Format: date-time */
+                                        capturedAt: string;
+                                    };
+                                    referenceProbability?: {
+                                        /** @enum {string} */
+                                        kind: "binary" | "leader";
+                                        outcomeName: string | null;
+                                        probability: number;
+                                        venueCount: number;
+                                        spreadPoints: number;
+                                        /** Format: date-time */
+                                        computedAt: string;
+                                        methodologyVersion: string;
+                                        methodologyUrl: string;
+                                    };
+                                };
+                                resolvedAt: string | null;
+                                resolvedAtVerified: boolean;
+                                closedAt: string | null;
+                                resolutionOutcome: {
+                                    externalMarketId: string;
+                                    name: string;
+                                    probability: number;
+                                    /** @enum {string} */
+                                    basis: "source" | "final_probability";
+                                };
+                                surprise: {
+                                    t24hProbability: number;
+                                    t7dProbability: number | null;
+                                };
+                            }[];
+                            /** @enum {string} */
+                            window: "7d" | "30d" | "90d" | "all";
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                hasMore: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Open events ending within `days`, soonest first (24 h volume ≥ 1,000 or lifetime ≥ 10,000) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    offset?: number;
+                    /** @description fiat currency for money fields (default USD) */
+                    fiat?: string;
+                    days?: number;
+                    source?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                slug: string;
+                                title: string;
+                                marketSubtitle?: string;
+                                /** @description open or closed */
+                                status: string;
+                                source: {
+                                    id: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    kind: "market" | "play_money" | "forecast";
+                                    supportsTrading: boolean;
+                                };
+                                category: string;
+                                description: string | null;
+                                volume24h: number;
+                                volume: number;
+                                liquidity: number;
+                                outcomes: {
+                                    externalMarketId: string;
+                                    name: string;
+                                    /** @description raw venue-implied chance, 0..100 points */
+                                    probability: number;
+                                    normalizedProbability: number | null;
+                                    hasObservedPrice: boolean;
+                                    priceBasis: string;
+                                    priceChange24h: number | null;
+                                    lifecycle?: {
+                                        /** @enum {string} */
+                                        state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                        providerAcceptingOrders: boolean | null;
+                                        entryBlockedByLifecycle: boolean;
+                                        isResult: boolean;
+                                        result: ("won" | "lost" | "voided") | null;
+                                        /** @enum {string} */
+                                        basis: "provider" | "stored_winner" | "unknown";
+                                        closedAt: string | null;
+                                        resolvedAt: string | null;
+                                        observedAt: string | null;
+                                    };
+                                }[];
+                                priceChange24h: number | null;
+                                priceChange7d: number | null;
+                                startDate: string | null;
+                                endDate: string | null;
+                                resolvedAt: string | null;
+                                resolvedOutcomeExternalMarketId: string | null;
+                                resolutionOutcomeBasis: string | null;
+                                freshness: {
+                                    asOf: string | null;
+                                    ageSeconds?: number | null;
+                                    ageMinutes?: number | null;
+                                    /** @enum {string} */
+                                    status: "fresh" | "lagging" | "stale" | "unknown";
+                                    basis?: ("latest_snapshot" | "source_update" | "processed" | "event_update" | "unknown") | null;
+                                };
+                                bestBid: number | null;
+                                bestAsk: number | null;
+                                spread: number | null;
+                                probabilityBook: {
+                                    /** @enum {string} */
+                                    basis: "normalized_complete_book" | "raw_quotes";
+                                    rawSum: number;
+                                    overroundPoints: number;
+                                } | null;
+                                representativeOutcome: {
+                                    externalMarketId: string;
+                                    name: string;
+                                    probability: number;
+                                } | null;
+                                representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
+                                decisionSupport: {
+                                    qualityScore: number;
+                                    /** @enum {string} */
+                                    qualityTier: "high" | "medium" | "low";
+                                    /** @enum {string} */
+                                    spreadTier: "tight" | "moderate" | "wide" | "unknown";
+                                    /** @enum {string} */
+                                    liquidityTier: "high" | "medium" | "low" | "unknown";
+                                    /** @enum {string} */
+                                    volumeTier: "high" | "medium" | "low" | "unknown";
+                                    flags: {
+                                        thinMarket: boolean;
+                                        inactiveMarket: boolean;
+                                        highAmbiguity: boolean;
+                                        nearResolution: boolean;
+                                    };
+                                } | null;
+                                relatedCoins: string[];
+                                topics: string[];
+                                canonicalEventId: string | null;
+                                attribution: string;
+                                crossPlatform?: {
+                                    source: string;
+                                    /** @enum {string} */
+                                    orientation: "same" | "flipped" | "unknown";
+                                    status: string;
+                                }[];
+                                sparkline?: {
+                                    series: number[];
+                                    leaderOutcomeId: string;
+                                    /** Format: date-time */
+                                    capturedAt: string;
+                                };
+                                referenceProbability?: {
+                                    /** @enum {string} */
+                                    kind: "binary" | "leader";
+                                    outcomeName: string | null;
+                                    probability: number;
+                                    venueCount: number;
+                                    spreadPoints: number;
+                                    /** Format: date-time */
+                                    computedAt: string;
+                                    methodologyVersion: string;
+                                    methodologyUrl: string;
+                                };
+                                expiresInMs: number;
+                            }[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                hasMore: boolean;
+                            };
+                            meta: {
+                                totalExpiring: number;
+                                window: {
+                                    /** Format: date-time */
+                                    from: string;
+                                    /** Format: date-time */
+                                    to: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/volume-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Daily global volume over real-money venues (rolling 90 days; a gap is null) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            days: {
+                                day: string;
+                                volume24h: number | null;
+                                bySource: {
+                                    source: string;
+                                    name: string;
+                                    volume24h: number | null;
+                                }[];
+                            }[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                            meta: {
+                                unit: string;
+                                venues: string[];
+                                basis: string;
+                                windowDays: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/event/{source}/{slug}/orderbook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Order book of the event’s price-history outcome (polymarket and kalshi; null elsewhere). Prices are 0..1 fractions */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description venue id */
+                    source: "polymarket" | "kalshi" | "rothera" | "limitless" | "smarkets" | "manifold" | "metaculus" | "predictit" | "futuur" | "myriad" | "forecastex" | "gemini";
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            source: string;
+                            slug: string;
+                            outcome: {
+                                name: string | null;
+                                externalMarketId: string | null;
+                            } | null;
+                            orderBook: {
+                                bid: number | null;
+                                ask: number | null;
+                                spread: number | null;
+                                midpoint: number | null;
+                                bids: {
+                                    price: number;
+                                    size: number;
+                                }[];
+                                asks: {
+                                    price: number;
+                                    size: number;
+                                }[];
+                                /** @description modeled_from_top_of_book: depth is modeled from the stored best bid/ask and liquidity */
+                                basis: string;
+                                askEvidence?: {
+                                    validated: boolean;
+                                    /** Format: date-time */
+                                    receivedAt: string;
+                                };
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/event/{source}/{slug}/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Newest trades (at most 20) of the event’s price-history outcome (polymarket and kalshi; [] elsewhere) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description venue id */
+                    source: "polymarket" | "kalshi" | "rothera" | "limitless" | "smarkets" | "manifold" | "metaculus" | "predictit" | "futuur" | "myriad" | "forecastex" | "gemini";
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            source: string;
+                            slug: string;
+                            outcome: {
+                                name: string | null;
+                                externalMarketId: string | null;
+                            } | null;
+                            trades: {
+                                side: string;
+                                price: number;
+                                size: number;
+                                usdValue: number;
+                                outcome: string | null;
+                                who: string | null;
+                                /** Format: date-time */
+                                timestamp: string;
+                                /** @enum {string} */
+                                basis: "capture_volume_delta" | "large_print";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/whales/wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Large-print wallets on the on-chain venues, largest notional first */
+        get: {
+            parameters: {
+                query?: {
+                    window?: "7d" | "30d";
+                    source?: "polymarket" | "limitless" | "myriad";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            window: "7d" | "30d";
+                            venues: string[];
+                            wallets: {
+                                wallet: string;
+                                address: string;
+                                traderName: string | null;
+                                venues: {
+                                    source: string;
+                                    name: string;
+                                    tradeCount: number;
+                                    totalUsd: number;
+                                }[];
+                                tradeCount: number;
+                                totalUsd: number;
+                                maxUsd: number;
+                                firstSeen: string | null;
+                                lastSeen: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/whales/wallets/{source}/{wallet}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One wallet’s observed large prints over 30 days (flow only, never holdings or PnL) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    source: "polymarket" | "limitless" | "myriad";
+                    wallet: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            source: string;
+                            sourceName: string;
+                            sourceIcon: string | null;
+                            wallet: string;
+                            walletShort: string | null;
+                            traderName: string | null;
+                            summary30d: {
+                                tradeCount: number;
+                                totalUsd: number;
+                                buyUsd: number;
+                                sellUsd: number;
+                                maxUsd: number;
+                                eventCount: number;
+                                basis: string;
+                            };
+                            rollup: {
+                                firstSeen: string | null;
+                                lastSeen: string | null;
+                                activeDays: number;
+                            };
+                            daily: {
+                                day: string;
+                                tradeCount: number;
+                                totalUsd: number;
+                            }[];
+                            topEvents30d: {
+                                slug: string;
+                                title: string;
+                                tradeCount: number;
+                                totalUsd: number;
+                            }[];
+                            recentFills: {
+                                /** @enum {string} */
+                                side: "BUY" | "SELL";
+                                slug: string;
+                                title: string;
+                                outcome: string;
+                                price: number;
+                                usdValue: number;
+                                /** Format: date-time */
+                                tradedAt: string;
+                                evidenceRef: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/events/{source}/{slug}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Append-only corrections of the event’s public facts, newest first; `asOf` rebuilds the fields as published then */
+        get: {
+            parameters: {
+                query?: {
+                    asOf?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description venue id */
+                    source: "polymarket" | "kalshi" | "rothera" | "limitless" | "smarkets" | "manifold" | "metaculus" | "predictit" | "futuur" | "myriad" | "forecastex" | "gemini";
+                    slug: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            subjectKey: string;
+                            revisions: {
+                                id: number;
+                                field: string;
+                                prevValue: unknown;
+                                nextValue: unknown;
+                                reasonCode: string;
+                                effectiveAt: string | null;
+                                /** Format: date-time */
+                                observedAt: string;
+                                evidence: {
+                                    runId: number | null;
+                                    captureId: number | null;
+                                    parserVersion: string | null;
+                                    matcherVersion: string | null;
+                                    buildSha: string | null;
+                                };
+                                supersedesId: number | null;
+                            }[];
+                            truncated: boolean;
+                            /** Format: date-time */
+                            asOf?: string;
+                            reconstructed?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The 12 venues with coverage (periodic) and live stats */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description fiat currency for money fields (default USD) */
+                    fiat?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            sources: {
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "market" | "play_money" | "forecast";
+                                supportsTrading: boolean;
+                                coverage: {
+                                    /** Format: date-time */
+                                    computedAt: string;
+                                    /** @enum {string} */
+                                    completenessClass: "open_sweep_exhausted" | "open_sweep_bounded" | "unknown";
+                                    universeVerified: boolean;
+                                    universeEstimate: number | null;
+                                    openUniverseVerified: boolean;
+                                    openUniverseProviderTotal: number | null;
+                                    openUniverseTotalBasis: string | null;
+                                    openUniverseEnumerated: number | null;
+                                    enumeratedTotal: number;
+                                    openCount: number;
+                                    closedCount: number;
+                                    resolvedProviderCount: number;
+                                    anyResolutionRate: number | null;
+                                    providerResolutionRate: number | null;
+                                    freshnessP50Seconds: number | null;
+                                    freshnessP95Seconds: number | null;
+                                    freshnessP99Seconds: number | null;
+                                    catalogFirstSeenDay: string | null;
+                                    probabilityHistoryStartDay: string | null;
+                                    historyStartDay: string | null;
+                                    resolutionCoverageRate: number | null;
+                                    missingFieldRates: {
+                                        description: number | null;
+                                        endDate: number | null;
+                                        rules: number | null;
+                                    } | null;
+                                    approvedMatchCount: number | null;
+                                    avgMatchConfidence: number | null;
+                                    lastFullReconciliationAt: string | null;
+                                } | null;
+                                stats: {
+                                    totalEvents: number;
+                                    openEvents: number;
+                                    closedEvents: number;
+                                    volume24h: number;
+                                    liquidity: number;
+                                };
+                            }[];
+                            fiat: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prediction-markets/sources/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per-venue ingest lag, freshness and completeness: poll before trusting the data */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            asOf: string;
+                            thresholds: {
+                                laggingFromSeconds: number;
+                                staleFromSeconds: number;
+                            };
+                            summary: {
+                                venues: number;
+                                healthy: number;
+                                degraded: number;
+                                fresh: number;
+                            };
+                            degraded: {
+                                id: string;
+                                name: string;
+                                reasons: string[];
+                            }[];
+                            sources: {
+                                id: string;
+                                name: string;
+                                isActive: boolean;
+                                mode: string | null;
+                                lastIngestAt: string | null;
+                                lagSeconds: number | null;
+                                /** @enum {string} */
+                                freshness: "fresh" | "lagging" | "stale" | "never_ingested";
+                                openEvents: number;
+                                totalEvents: number;
+                                catalog: {
+                                    completenessClass: string;
+                                    enumerated: number;
+                                    lastError: string | null;
+                                };
+                                degraded: string[];
+                            }[];
                         };
                     };
                 };
