@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config/env.js';
 import type { AppContext } from './http/context.js';
+import { declareFrameworkErrors } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
 import { installAgentAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/plugins/errors.js';
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
   installErrorHandling(app);
+  declareFrameworkErrors(app);
   if (deps.checkResponses) await installResponseCheck(app);
   installAgentAuth(app, ctx);
   installPublicRateLimit(app, ctx);

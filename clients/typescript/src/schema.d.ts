@@ -30,6 +30,27 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -68,6 +89,27 @@ export interface paths {
                             status: "ready";
                             /** @description pglite or postgres */
                             database: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
                         };
                     };
                 };
@@ -132,6 +174,27 @@ export interface paths {
                                 createdAt: string;
                                 keyCount: number;
                             }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
                         };
                     };
                 };
@@ -231,6 +294,48 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -473,6 +578,48 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -598,6 +745,69 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -643,6 +853,27 @@ export interface paths {
                                 balance: string | null;
                                 journal: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
                         };
                     };
                 };
@@ -763,6 +994,69 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1649,6 +1943,48 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -1978,6 +2314,48 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2655,6 +3033,48 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -2871,6 +3291,48 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3114,6 +3576,48 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -3240,6 +3744,69 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4499,6 +5066,48 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -4788,6 +5397,48 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5057,6 +5708,48 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5305,6 +5998,48 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5944,6 +6679,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -6139,6 +6895,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6953,6 +7730,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -7026,6 +7824,27 @@ export interface paths {
                             }[];
                             /** Format: date-time */
                             asOf: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
                         };
                     };
                 };
@@ -7173,6 +7992,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7650,6 +8490,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -7808,6 +8669,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -7910,6 +8792,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8121,6 +9024,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -8192,6 +9116,27 @@ export interface paths {
                                 createdAt: string;
                                 entryCount: number;
                             }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
                         };
                     };
                 };
@@ -8353,6 +9298,48 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -8468,6 +9455,69 @@ export interface paths {
                 };
                 /** @description Default Response */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9657,6 +10707,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -9887,6 +10958,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10803,6 +11895,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11838,6 +12951,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -11940,6 +13074,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12228,6 +13383,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                414: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -12339,6 +13515,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                414: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -12702,6 +13899,27 @@ export interface paths {
                     };
                     content: {
                         "text/event-stream": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
                     };
                 };
                 /** @description Default Response */

@@ -92,7 +92,8 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         return {
           data: rows.map(toLedgerView),
           pagination: { limit, offset, hasMore: offset + rows.length < total, total },
-          filters: rest,
+          // Only the known filters are echoed (unknown query parameters are ignored, never reflected).
+          filters: Object.fromEntries(Object.keys(Filters).flatMap((k) => (rest[k as keyof FilterQuery] === undefined ? [] : [[k, rest[k as keyof FilterQuery]]]))),
           asOf: new Date(ctx.clock.now()).toISOString(),
         };
       },
