@@ -9,6 +9,7 @@ import { installAgentAuth } from './http/plugins/auth.js';
 import { installErrorHandling } from './http/plugins/errors.js';
 import { installLedger } from './http/plugins/ledger.js';
 import { installPublicRateLimit } from './http/plugins/rate-limit.js';
+import { installMcp } from './mcp/install.js';
 import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
 import { futuresRoutes } from './http/routes/agent/futures.js';
@@ -112,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installPublicRateLimit(app, ctx);
   installLedger(app, ctx);
   await installOpenApi(app);
+  installMcp(app, ctx); // before the routes: MCP tools derive from their schemas
 
   await app.register(systemRoutes(ctx));
   await app.register(adminRoutes(ctx));
