@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -21,11 +22,16 @@ Coins are addressed by coinId (UCID): call market_resolve first. Trade writes (s
 Tool errors are JSON with the REST error envelope: "error" (stable code), "message", "status", and "retryAfterSeconds" when rate-limited.
 Start with the prompt "safe_first_session".`;
 
+// One validator for all servers: by default every SDK Server builds its own Ajv, which would cost
+// most of a /mcp request (it is only used for elicitation, which these servers never send).
+let validator: AjvJsonSchemaValidator | null = null;
+
 /** One SDK server per /mcp request (stateless transport): handlers close over the caller. */
 export function createMcpServer(registry: McpRegistry, caller: Caller): Server {
+  validator ??= new AjvJsonSchemaValidator();
   const server = new Server(
     { name: 'paper-arena', title: 'Paper Arena', version: CONTRACT_VERSION },
-    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.listTools(caller.key !== null) }));
   server.setRequestHandler(CallToolRequestSchema, (request) => registry.callTool(request.params.name, request.params.arguments ?? {}, caller));

@@ -27,13 +27,16 @@ async function callerOf(ctx: AppContext, request: FastifyRequest): Promise<Calle
   return { ...caller, key: raw };
 }
 
+/** Only the headers the transport reads: building a full web Request per call is measurable. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+
 function webRequest(request: FastifyRequest): Request {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name];
     if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
   }
-  return new Request(`http://${request.host || 'localhost'}${request.url}`, { method: request.method, headers });
+  return new Request(`http://localhost${request.url}`, { method: request.method, headers });
 }
 
 /**
@@ -49,17 +52,14 @@ export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
         reply.header('www-authenticate', 'Bearer error="invalid_token"');
         return rpcError(reply, 401, 'unauthorized', caller);
       }
+      // Not closed afterwards: a per-request pair holds no timer or socket, and close() costs an Error per call.
       const server = createMcpServer(registry, caller);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      try {
-        await server.connect(transport);
-        const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
-        reply.status(response.status);
-        response.headers.forEach((value, name) => reply.header(name, value));
-        return reply.send(await response.text());
-      } finally {
-        await server.close();
-      }
+      await server.connect(transport);
+      const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+      reply.status(response.status);
+      response.headers.forEach((value, name) => reply.header(name, value));
+      return reply.send(await response.text());
     });
     // Stateless: no server-initiated stream to GET and no session to DELETE.
     const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
