@@ -109,11 +109,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
   installErrorHandling(app);
+  // Before auth (its channel mark must be set on calls auth refuses) and before the routes (tools derive from their schemas).
+  installMcp(app, ctx);
   installAgentAuth(app, ctx);
   installPublicRateLimit(app, ctx);
   installLedger(app, ctx);
   await installOpenApi(app);
-  installMcp(app, ctx); // before the routes: MCP tools derive from their schemas
 
   await app.register(systemRoutes(ctx));
   await app.register(adminRoutes(ctx));

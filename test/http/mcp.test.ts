@@ -137,10 +137,12 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
   });
 
   it('refuses as REST does: missing scope named, no key, bad arguments — with the envelope code', async () => {
-    const readOnly = await connect((await t.newKey(['read'])).key);
-    const refused = await call(readOnly, 'spot_order', { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.01, idempotencyKey: 'x-1' });
+    const { key } = await t.newKey(['read']);
+    const readOnly = await connect(key);
+    const refused = await call(readOnly, 'spot_order', { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.01, idempotencyKey: 'x-1', runId: 'run-refused' });
     expect(refused.isError).toBe(true);
     expect(resultJson(refused)).toMatchObject({ error: 'insufficient_scope', requiredScope: 'trade:spot', status: 403 });
+    expect(await ledgerRows(key, 'status=rejected')).toMatchObject([{ endpoint: '/api/agent/spot/order', statusCode: 403, requestSummary: { channel: 'mcp' } }]);
 
     const anonymous = await call(await connect(), 'account_me');
     expect(anonymous.isError).toBe(true);
