@@ -108,9 +108,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     return payload;
   });
-  installErrorHandling(app);
   // Before auth (its channel mark must be set on calls auth refuses) and before the routes (tools derive from their schemas).
   installMcp(app, ctx);
+  installErrorHandling(app);
   installAgentAuth(app, ctx);
   installPublicRateLimit(app, ctx);
   installLedger(app, ctx);
