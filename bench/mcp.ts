@@ -8,8 +8,8 @@
  *   - rows: market_context (GET /api/agent/market/1 vs tools/call) and spot_quote
  *     (POST /api/agent/spot/quote vs tools/call), each a warm-up + measured autocannon run
  *     with BENCH_CONNECTIONS connections (bench/lib/load.ts), keys rotated per connection;
- *   - BENCH_MCP_SEQUENTIAL=<n>: instead of autocannon, n sequential calls per row (per-call
- *     latency on an otherwise idle server; no load);
+ *   - BENCH_MCP_SEQUENTIAL=<n>: instead of autocannon, n sequential calls per row, the rows
+ *     interleaved call by call (per-call latency; no load);
  *   - writes bench/results/mcp-latest.json and .md (sequential: mcp-sequential-latest.*).
  *
  * Environment: BENCH_DURATION (10), BENCH_WARMUP (2), BENCH_CONNECTIONS (50), BENCH_KEYS (10),
@@ -77,14 +77,17 @@ function latencyStats(samples: number[]) {
   return { n: samples.length, meanMs: round(samples.reduce((a, b) => a + b, 0) / samples.length, 3), p50Ms: round(percentile(sorted, 50), 3), p99Ms: round(percentile(sorted, 99), 3) };
 }
 
-async function sequential(baseUrl: string, row: Row, keys: string[]) {
-  const samples: number[] = [];
+/** n calls per row, the rows interleaved call by call, so a busy machine slows every row alike. */
+async function sequential(baseUrl: string, keys: string[]) {
+  const samples = ROWS.map(() => [] as number[]);
   for (let i = 0; i < SEQUENTIAL; i++) {
-    const started = performance.now();
-    await send(baseUrl, row.request(keys[i % keys.length]!));
-    samples.push(performance.now() - started);
+    for (const [r, row] of ROWS.entries()) {
+      const started = performance.now();
+      await send(baseUrl, row.request(keys[i % keys.length]!));
+      samples[r]!.push(performance.now() - started);
+    }
   }
-  return latencyStats(samples);
+  return samples.map(latencyStats);
 }
 
 /** A brand-new SDK session per sample: connect (initialize + initialized) and the first tools/call. */
@@ -133,8 +136,9 @@ async function main(): Promise<void> {
     const mode = SEQUENTIAL > 0 ? `sequential, ${SEQUENTIAL} calls per row` : `autocannon, ${settings.connections} connections, ${settings.warmup}s warm-up + ${settings.duration}s`;
     log(`server on :${port}; ${mode}`);
     const rows: Record<string, unknown>[] = [];
-    for (const row of ROWS) {
-      const figures = SEQUENTIAL > 0 ? await sequential(baseUrl, row, keys) : await measure(baseUrl, keys.map(row.request), settings);
+    const interleaved = SEQUENTIAL > 0 ? await sequential(baseUrl, keys) : null;
+    for (const [r, row] of ROWS.entries()) {
+      const figures = interleaved ? interleaved[r]! : await measure(baseUrl, keys.map(row.request), settings);
       log(`${row.name}: ${JSON.stringify(figures)}`);
       rows.push({ name: row.name, tool: row.tool, via: row.via, ...figures });
     }
@@ -142,7 +146,7 @@ async function main(): Promise<void> {
     if (session) log(`new session → first tool result: ${JSON.stringify(session)}`);
     const ratios = ['market_context', 'spot_quote'].map((tool) => {
       const [rest, mcp] = (['REST', 'MCP'] as const).map((via) => rows.find((r) => r.tool === tool && r.via === via)!);
-      const value = SEQUENTIAL > 0 ? round((rest!.meanMs as number) / (mcp!.meanMs as number), 3) : round((mcp!.reqPerSec as number) / (rest!.reqPerSec as number), 3);
+      const value = SEQUENTIAL > 0 ? round((rest!.p50Ms as number) / (mcp!.p50Ms as number), 3) : round((mcp!.reqPerSec as number) / (rest!.reqPerSec as number), 3);
       return { tool, mcpVsRest: value };
     });
     const report = { generatedAt: new Date().toISOString(), mode, cpus: cpus().length, loadavg: loadavg().map((l) => round(l, 2)), rows, ratios, firstToolResult: session };
@@ -151,7 +155,7 @@ async function main(): Promise<void> {
     const md = [
       `# MCP vs REST (${report.generatedAt})`,
       '',
-      `${mode}; ${report.cpus} CPUs, load ${report.loadavg.join(' ')}. MCP/REST = ${SEQUENTIAL > 0 ? 'REST mean latency ÷ MCP mean latency' : 'MCP req/s ÷ REST req/s'}.`,
+      `${mode}; ${report.cpus} CPUs, load ${report.loadavg.join(' ')}. MCP/REST = ${SEQUENTIAL > 0 ? 'REST p50 latency ÷ MCP p50 latency (rows interleaved call by call)' : 'MCP req/s ÷ REST req/s'}.`,
       '',
       SEQUENTIAL > 0 ? '| row | mean ms | p50 ms | p99 ms |\n|---|---|---|---|' : '| row | req/s | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|',
       ...rows.map((r) =>
