@@ -26,7 +26,7 @@ const queryValue = (value: unknown): string | string[] =>
   Array.isArray(value) ? value.map((v) => String(v)) : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 
 /** The REST request a tool call stands for: each argument goes where the route's schema declares it. */
-export function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Record<string, string>): InjectOptions | { missing: string } {
+function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Record<string, string>): InjectOptions | { missing: string } {
   const r = pickRoute(tool, args);
   const params: Record<string, string> = {};
   const query: Record<string, string | string[]> = {};
@@ -46,7 +46,10 @@ export function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel
       if (r.hasBody) body[name] = value;
       else query[name] = queryValue(value);
     }
-    if (isTrace && value !== null) {
+    // A route's own field of that name (the ledger's runId filter) is not a trace, except a body field
+    // that means the same as its agentTrace twin (pm_opportunity's decisionId, runId).
+    const ownField = r.params.has(name) || r.query.has(name) || (r.body.has(name) && !r.traceInBody);
+    if (isTrace && value !== null && !ownField) {
       if (r.traceInBody) trace[name] = value;
       else if (name in TRACE_HEADERS) headers[TRACE_HEADERS[name as keyof typeof TRACE_HEADERS]] = String(value);
     }

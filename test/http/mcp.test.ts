@@ -167,7 +167,12 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
     const context = await call(client, 'market_context', { coinId: '1', runId: 'run-l', decisionId: 'd-1', strategyLabel: 'probe', confidence: 0.6 });
     await call(client, 'spot_quote', { coinId: '1', side: 'buy', quantity: 0.01, runId: 'run-l', decisionId: 'd-2', rationaleSummary: 'private' });
     await t.app.inject({ url: '/api/agent/me', headers: { ...bearer(key), 'x-service-run-id': 'run-l', [CHANNEL_HEADER]: 'mcp:guessed' } });
+    await t.ctx.ledger.flush();
+    // runId here is the ledger's own filter, not a trace: reading run-l does not add a row to run-l.
+    const viaMcp = await call(client, 'account_ledger', { runId: 'run-l' });
+    expect((resultJson(viaMcp).data as unknown[]).length).toBe(3);
     const rows = await ledgerRows(key, 'runId=run-l');
+    expect(rows).toHaveLength(3);
     const byEndpoint = new Map(rows.map((r) => [r.endpoint, r]));
     expect(byEndpoint.get('/api/agent/market/:coinId')).toMatchObject({
       id: httpMeta(context).ledgerEventId,
