@@ -14,6 +14,7 @@ import { installLedger } from './http/plugins/ledger.js';
 import { installMetrics } from './http/plugins/metrics.js';
 import { installResponseCheck } from './http/plugins/response-check.js';
 import { installPublicRateLimit } from './http/plugins/rate-limit.js';
+import { installMcp } from './mcp/install.js';
 import { adminRoutes } from './http/routes/admin/keys.js';
 import { ledgerRoutes } from './http/routes/agent/ledger.js';
 import { futuresRoutes } from './http/routes/agent/futures.js';
@@ -123,6 +124,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     return payload;
   });
+  // Before auth (its channel mark must be set on calls auth refuses) and before the routes (tools derive from their schemas).
+  installMcp(app, ctx);
   installErrorHandling(app);
   declareFrameworkErrors(app);
   if (deps.checkResponses) await installResponseCheck(app);

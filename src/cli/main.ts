@@ -7,6 +7,7 @@ import { CliError, connectAdmin, type AdminOps } from './admin-ops.js';
 import { runDoctor } from './doctor.js';
 import { competitionsCommand, COMPETITIONS_USAGE } from './competitions.js';
 import { runMarketCommand } from './market.js';
+import { MCP_USAGE, runMcpCommand } from './mcp.js';
 
 const USAGE = `paper-arena <command>
 
@@ -19,6 +20,7 @@ const USAGE = `paper-arena <command>
 ${COMPETITIONS_USAGE}
   market record --out tape.ndjson [--minutes 60] [--every 10] [--no-wait] [--source sim|live]
                                                record the simulated (or live) market to a tape (MARKET_DATA=replay:<file>)
+${MCP_USAGE}
 
 Keys commands call the running server's admin API and fall back to the database when no server runs.
 Scopes: ${SCOPES.join(', ')} (default: read).`;
@@ -91,9 +93,10 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, sub, ...rest] = positional;
   if (command === 'doctor') return runDoctor(config);
-  if (command === 'competitions' || command === 'market') {
+  if (command === 'competitions' || command === 'market' || command === 'mcp') {
     try {
       if (command === 'market') return await runMarketCommand(config, sub, flags);
+      if (command === 'mcp') return await runMcpCommand(flags);
       await competitionsCommand(config, sub, rest, flags);
       return 0;
     } catch (error) {

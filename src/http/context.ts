@@ -71,5 +71,7 @@ declare module 'fastify' {
     trace?: TraceFields;
     ledgerNote?: LedgerNote;
     startedAtMs?: number;
+    /** Set only for in-process calls an MCP tool makes (src/mcp/internal-channel.ts); REST calls leave it unset. */
+    ledgerChannel?: 'mcp';
   }
 }

@@ -16,7 +16,7 @@ export function presentedKey(request: FastifyRequest): string | null {
   return null;
 }
 
-async function resolveKey(ctx: AppContext, keyHash: string): Promise<AuthedKey | null> {
+export async function resolveKey(ctx: AppContext, keyHash: string): Promise<AuthedKey | null> {
   const now = ctx.clock.now();
   const cached = ctx.keyCache.get(keyHash, now);
   if (cached) return cached;

@@ -4,7 +4,7 @@ import { uuidv7 } from '../../util/ids.js';
 import type { AppContext, TraceFields } from '../context.js';
 import { invalidRequest } from '../errors.js';
 
-const TRACE_HEADERS = {
+export const TRACE_HEADERS = {
   runId: 'x-service-run-id',
   decisionId: 'x-service-decision-id',
   strategyLabel: 'x-service-strategy-label',
@@ -100,6 +100,7 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
       relatedEntityType: note.relatedEntityType ?? null,
       relatedEntityId: note.relatedEntityId !== undefined ? String(note.relatedEntityId) : null,
       requestSummary: sanitize({
+        ...(request.ledgerChannel ? { channel: request.ledgerChannel } : {}),
         query: request.query ?? null,
         params: request.params ?? null,
         body: request.method === 'GET' ? null : (request.body ?? null),

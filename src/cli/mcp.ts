@@ -1,0 +1,32 @@
+import { runStdioBridge } from '../mcp/stdio-bridge.js';
+import { CliError } from './admin-ops.js';
+
+export const MCP_USAGE = `  mcp [--url http://127.0.0.1:3000] [--key sk_live_…]
+                                               relay MCP between stdio and a server's /mcp endpoint (for MCP hosts that
+                                               only launch commands); PAPER_ARENA_URL / PAPER_ARENA_KEY work too`;
+
+/** `/mcp` of a base URL, or the URL itself when it already names a path. */
+export function mcpEndpoint(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError(`--url is not a URL: ${text}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('--url must be http:// or https://');
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/mcp';
+  return url;
+}
+
+/** `paper-arena mcp`: runs the stdio bridge until the host closes stdin; returns the exit code. */
+export async function runMcpCommand(flags: Map<string, string | true>): Promise<number> {
+  const value = (name: string, env: string): string | undefined => {
+    const flag = flags.get(name);
+    if (flag === true) throw new CliError(`--${name} needs a value`);
+    return flag ?? (process.env[env] || undefined);
+  };
+  const url = mcpEndpoint(value('url', 'PAPER_ARENA_URL') ?? 'http://127.0.0.1:3000');
+  const key = value('key', 'PAPER_ARENA_KEY') ?? null;
+  await runStdioBridge({ url, key, log: (line) => process.stderr.write(`${line}\n`) });
+  return 0;
+}

@@ -1,0 +1,70 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hashKey, looksLikeKey } from '../../domain/api-keys.js';
+import type { Caller } from '../../mcp/dispatch.js';
+import type { McpRegistry } from '../../mcp/registry.js';
+import { createMcpServer } from '../../mcp/server.js';
+import type { AppContext } from '../context.js';
+import { presentedKey, resolveKey } from '../plugins/auth.js';
+
+export const MCP_PATH = '/mcp';
+
+/** A JSON-RPC error as the HTTP answer (what an MCP client reads when the request itself is refused). */
+function rpcError(reply: FastifyReply, status: number, code: string, message: string) {
+  return reply
+    .status(status)
+    .header('content-type', 'application/json')
+    .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `${code}: ${message}`, data: { error: code, message } } });
+}
+
+/** The session's caller: keyless without a key; a bad key is refused like on REST (401). */
+async function callerOf(ctx: AppContext, request: FastifyRequest): Promise<Caller | string> {
+  const raw = presentedKey(request);
+  const caller = { key: null, ip: request.ip, requestId: request.id };
+  if (raw === null) return caller;
+  if (!looksLikeKey(raw)) return 'the API key is malformed';
+  if (!(await resolveKey(ctx, hashKey(raw)))) return 'the API key is invalid or revoked';
+  return { ...caller, key: raw };
+}
+
+/** Only the headers the transport reads: building a full web Request per call is measurable. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return new Request(`http://localhost${request.url}`, { method: request.method, headers });
+}
+
+/**
+ * `/mcp`: the MCP Streamable HTTP transport of the official SDK, stateless (a fresh server
+ * and transport per POST, JSON answers). Tools call the REST routes in-process, so keys,
+ * scopes, budgets, ledger and idempotency are the REST ones.
+ */
+export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
+  return async (app: FastifyInstance) => {
+    app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
+      const caller = await callerOf(ctx, request);
+      if (typeof caller === 'string') {
+        reply.header('www-authenticate', 'Bearer error="invalid_token"');
+        return rpcError(reply, 401, 'unauthorized', caller);
+      }
+      // Not closed afterwards: a per-request pair holds no timer or socket, and close() costs an Error per call.
+      const server = createMcpServer(registry, caller);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+      reply.status(response.status);
+      response.headers.forEach((value, name) => reply.header(name, value));
+      return reply.send(await response.text());
+    });
+    // Stateless: no server-initiated stream to GET and no session to DELETE.
+    const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+      rpcError(reply.header('allow', 'POST'), 405, 'method_not_allowed', 'this MCP endpoint is stateless: POST JSON-RPC messages');
+    app.get(MCP_PATH, { schema: { hide: true } }, notAllowed);
+    app.delete(MCP_PATH, { schema: { hide: true } }, notAllowed);
+  };
+}
