@@ -68,5 +68,7 @@ declare module 'fastify' {
     trace?: TraceFields;
     ledgerNote?: LedgerNote;
     startedAtMs?: number;
+    /** The response as the handler built it (before serialization), for the ledger summary. */
+    ledgerResponse?: unknown;
   }
 }

@@ -97,12 +97,12 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   ) => {
     const now = ctx.clock.now();
     const hit = cache.get(key, now);
-    if (hit) return sendCached(reply, hit.body, hit.sources, Math.round(ttlMs / 1000));
+    if (hit) return sendCached(reply, hit.body, hit.sources, Math.round(ttlMs / 1000), hit.etag);
     const { body, sources } = await build();
     const text = JSON.stringify(body);
     const names = sourcesHeader(sources);
-    cache.set(key, text, names, now, ttlMs);
-    return sendCached(reply, text, names, Math.round(ttlMs / 1000));
+    const etag = cache.set(key, text, names, now, ttlMs);
+    return sendCached(reply, text, names, Math.round(ttlMs / 1000), etag);
   };
 
   return async (app) => {
