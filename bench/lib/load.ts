@@ -62,6 +62,12 @@ async function run(url: string, requests: autocannon.Request[], duration: number
   });
 }
 
+/** Sends exactly `amount` requests (seeding data before a row; not measured). */
+export async function sendAmount(url: string, requests: autocannon.Request[], amount: number, connections: number, timeout: number): Promise<{ non2xx: number; errors: number }> {
+  const result = await autocannon({ url, connections, amount, timeout, requests });
+  return { non2xx: result.non2xx, errors: result.errors };
+}
+
 /**
  * `requests` is the cycle every connection walks through (e.g. one entry per key,
  * so load is spread over all keys); entries are pre-built once, so the load
