@@ -349,7 +349,7 @@ async function runEngine(engine: 'pglite' | 'postgres', ceilingReqPerSec: number
         const rowSettings = { ...settings, connections: scenario.connections ?? settings.connections };
         row.connections = rowSettings.connections;
         log(`${engine} / ${scenario.name}: ${settings.warmup}s warm-up + ${settings.duration}s, ${rowSettings.connections} connections…`);
-        const m = await measure(baseUrl, requests, rowSettings);
+        const m = await measure(baseUrl, scenario.build ? () => scenario.build!(context) : requests, rowSettings);
         Object.assign(row, m);
         row.ratioToCeiling = ceilingReqPerSec ? round(m.reqPerSec / ceilingReqPerSec, 3) : null;
         row.reference = scenario.reference === 'write' ? (result.writeReference?.kind ?? 'write') : 'ceiling';

@@ -73,7 +73,9 @@ export async function sendAmount(url: string, requests: autocannon.Request[], am
  * so load is spread over all keys); entries are pre-built once, so the load
  * generator does no per-request work beyond writing bytes.
  */
-export async function measure(url: string, requests: autocannon.Request[], settings: LoadSettings): Promise<Measurement> {
-  if (settings.warmup > 0) await run(url, requests, settings.warmup, settings);
-  return summarize(await run(url, requests, settings.duration, settings));
+export async function measure(url: string, requests: autocannon.Request[] | (() => autocannon.Request[]), settings: LoadSettings): Promise<Measurement> {
+  // A factory gives each run fresh per-run state (e.g. a pool of keys claimed per cycle).
+  const make = typeof requests === 'function' ? requests : () => requests;
+  if (settings.warmup > 0) await run(url, make(), settings.warmup, settings);
+  return summarize(await run(url, make(), settings.duration, settings));
 }
