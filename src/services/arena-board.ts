@@ -158,11 +158,24 @@ export class ArenaBoards {
     return { window, spec, entries, rankOf, key, source: boardSource(entries.length - demoCount, demoCount) };
   }
 
-  /** `GET /api/arena`. */
-  async leaderboard(window: BoardWindow, page: number, pageSize: number) {
+  /**
+   * `GET /api/arena`: a page serialized once per board state, page and minute: JSON text without its
+   * closing brace (the caller appends `asOf`), and a tag that changes with it.
+   */
+  async leaderboardText(window: BoardWindow, page: number, pageSize: number): Promise<{ head: string; tag: string; body: object }> {
+    const cached = await this.leaderboardPage(window, page, pageSize);
+    cached.head ??= JSON.stringify(cached.body).slice(0, -1);
+    return { head: cached.head, tag: cached.tag, body: cached.body };
+  }
+
+  private readonly pageBodies = new Map<string, { body: Record<string, unknown>; tag: string; head?: string }>();
+
+  private async leaderboardPage(window: BoardWindow, page: number, pageSize: number): Promise<{ body: Record<string, unknown>; tag: string; head?: string }> {
     const board = await this.board(window);
     const minute = Math.floor(this.clock.now() / 60_000);
     const cacheKey = `${board.key}|${page}|${pageSize}|${minute}`;
+    const hit = this.pageBodies.get(cacheKey);
+    if (hit) return hit;
     let rows = this.pages.get(cacheKey);
     if (!rows) {
       const slice = board.entries.slice((page - 1) * pageSize, page * pageSize);
@@ -171,7 +184,7 @@ export class ArenaBoards {
       this.pages.set(cacheKey, rows);
       rows.catch(() => this.pages.delete(cacheKey));
     }
-    return {
+    const body = {
       page,
       pageSize,
       total: board.entries.length,
@@ -180,8 +193,11 @@ export class ArenaBoards {
       window,
       source: board.source,
       rows: await rows,
-      asOf: new Date(this.clock.now()).toISOString(),
     };
+    const entry: { body: Record<string, unknown>; tag: string; head?: string } = { body, tag: cacheKey };
+    if (this.pageBodies.size >= 500) this.pageBodies.clear();
+    this.pageBodies.set(cacheKey, entry);
+    return entry;
   }
 
   /** `GET /api/arena/{handle}` (all-time row, like the default board); null when not listed. */
