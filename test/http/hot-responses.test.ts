@@ -65,7 +65,7 @@ describe('hot reads: serialized once per data version, ETag and 304', () => {
       statusCode: number;
       responseSummary: Record<string, any>;
     }[];
-    const byEndpoint = (e: string) => rows.find((r) => r.endpoint === e)!;
+    const byEndpoint = (e: string) => rows.find((r) => r.endpoint === e && r.statusCode === 200)!;
     const candles = byEndpoint('/api/agent/market/:coinId/candles').responseSummary;
     expect(candles.coin).toMatchObject({ ucid: '1', symbol: 'BTC' });
     expect(candles.candles.items).toBeGreaterThan(5); // arrays keep their length and first items
