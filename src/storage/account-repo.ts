@@ -11,28 +11,25 @@ export interface TradeRow {
   market: string | null;
   outcome: string | null;
   realizedPnl: string | null;
-  closedAt: Date;
+  /** ISO time (JSON) */
+  closedAt: string;
   detail: Record<string, unknown>;
 }
 
-/** Most recent first; `updatedSince` keeps rows closed/settled at or after it. */
-export async function listTrades(
-  db: Queryable,
-  keyId: number,
-  q: { venue: 'all' | 'spot' | 'futures' | 'pm'; limit: number; updatedSince?: Date },
-): Promise<TradeRow[]> {
-  const rows = await queryRows<TradeRow & { closedAt: Date | string; id: number | string }>(
-    db,
-    sql`select id, venue, side, coin_id as "coinId", symbol, market, outcome, realized_pnl::text as "realizedPnl",
-               closed_at as "closedAt", detail
-        from closed_trades
-        where key_id = ${keyId}
-          ${q.venue === 'all' ? sql`` : sql`and venue = ${q.venue}`}
-          ${q.updatedSince ? sql`and closed_at >= ${q.updatedSince.toISOString()}::timestamptz` : sql``}
-        order by closed_at desc, id desc
-        limit ${q.limit}`,
-  );
-  return rows.map((r) => ({ ...r, id: Number(r.id), closedAt: new Date(r.closedAt) }));
+/**
+ * The key's trade log as a book part (src/storage/book-read-repo.ts), most recent first;
+ * `updatedSince` keeps rows closed/settled at or after it.
+ */
+export function tradesPart(q: { venue: 'all' | 'spot' | 'futures' | 'pm'; limit: number; updatedSince?: Date }): SQL {
+  return sql`coalesce((select json_agg(t) from (
+    select id, venue, side, coin_id as "coinId", symbol, market, outcome, realized_pnl::text as "realizedPnl",
+           closed_at as "closedAt", detail
+    from closed_trades
+    where key_id = w.key_id
+      ${q.venue === 'all' ? sql`` : sql`and venue = ${q.venue}`}
+      ${q.updatedSince ? sql`and closed_at >= ${q.updatedSince.toISOString()}::timestamptz` : sql``}
+    order by closed_at desc, id desc
+    limit ${q.limit}) t), '[]'::json)`;
 }
 
 export interface RealizedPoint {

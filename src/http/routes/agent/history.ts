@@ -2,9 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Decimal, toWire } from '../../../domain/money.js';
 import { readValuedBook } from '../../../services/equity.js';
-import { listTrades, performanceRead, realizedPointsPart, type RealizedPoint, type VenueStatsRow } from '../../../storage/account-repo.js';
+import { performanceRead, realizedPointsPart, tradesPart, type RealizedPoint, type TradeRow, type VenueStatsRow } from '../../../storage/account-repo.js';
 import { readBook, snapshotsPart } from '../../../storage/book-read-repo.js';
-import { findWallet } from '../../../storage/books-repo.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, DateTime, OpenObject, StringEnum } from '../../schemas.js';
 import { pollingAsOf } from './account.js';
@@ -54,20 +53,19 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { venue, limit, updatedSince } = request.query;
         const keyId = request.agentKey!.keyId;
         const nowMs = ctx.clock.now();
-        const [wallet, rows] = await Promise.all([
-          findWallet(ctx.database.db, keyId),
-          listTrades(ctx.database.db, keyId, { venue, limit, updatedSince: updatedSince ? new Date(updatedSince) : undefined }),
-        ]);
+        // One round trip; a key without a book has no trades.
+        const book = await readBook(ctx.database.db, keyId, { trades: tradesPart({ venue, limit, updatedSince: updatedSince ? new Date(updatedSince) : undefined }) });
+        const rows = (book?.parts.trades ?? []) as TradeRow[];
         return {
-          walletId: wallet?.id ?? null,
+          walletId: book?.wallet.id ?? null,
           venue,
           count: rows.length,
           updatedSince: updatedSince ?? null,
           asOf: pollingAsOf(nowMs),
           trades: rows.map((r) => ({
             venue: r.venue,
-            id: r.id,
-            closedAt: r.closedAt.toISOString(),
+            id: Number(r.id),
+            closedAt: new Date(r.closedAt).toISOString(),
             side: r.side,
             realizedPnlMusd: r.realizedPnl === null ? null : toWire(r.realizedPnl),
             coinId: r.coinId,
