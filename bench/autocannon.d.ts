@@ -10,6 +10,8 @@ declare module 'autocannon' {
       body?: string | Buffer;
       /** called before each request is sent; returns the request to send */
       setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+      /** called with each answer (the body is collected only when this is set) */
+      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
     }
 
     interface Options {
@@ -23,6 +25,8 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string | Buffer;
       requests?: Request[];
+      /** stop after this many requests (instead of `duration`) */
+      amount?: number;
     }
 
     interface Histogram {

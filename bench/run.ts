@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
-import { measure, type LoadSettings } from './lib/load.js';
+import { measure, sendAmount, type LoadSettings } from './lib/load.js';
+import { pgbenchReference, REFERENCE_CLIENTS, type WriteReference } from './lib/references.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/postgres.js';
 import {
   freePort,
@@ -30,7 +31,7 @@ import {
   type Child,
 } from './lib/processes.js';
 import { machineInfo, toMarkdown, type CeilingResult, type EngineResult, type Report, type ScenarioResult } from './lib/report.js';
-import { scenarios as allScenarios, type Scenario } from './scenarios.js';
+import { scenarios as allScenarios, type Scenario, type ScenarioContext } from './scenarios.js';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(benchDir, '..');
@@ -50,14 +51,19 @@ function envInt(name: string, fallback: number, min: number): number {
 }
 const envFlag = (name: string) => ['1', 'true', 'yes', 'on'].includes((process.env[name] ?? '').trim().toLowerCase());
 
+/** `npm run bench -- --quick`: short rows (3 s + 1 s warm-up), the whole run in under 10 minutes. */
+const quick = process.argv.includes('--quick');
 const settings: LoadSettings = {
-  duration: envInt('BENCH_DURATION', 10, 1),
-  warmup: envInt('BENCH_WARMUP', 2, 0),
+  duration: envInt('BENCH_DURATION', quick ? 3 : 10, 1),
+  warmup: envInt('BENCH_WARMUP', quick ? 1 : 2, 0),
   connections: envInt('BENCH_CONNECTIONS', 50, 1),
   pipelining: envInt('BENCH_PIPELINING', 1, 1),
   timeout: envInt('BENCH_TIMEOUT', 10, 1),
 };
 const keyCount = envInt('BENCH_KEYS', 50, 1);
+const historyOrders = envInt('BENCH_HISTORY_ORDERS', 10_000, 10);
+const referenceSeconds = envInt('BENCH_REFERENCE_SECONDS', settings.duration, 1);
+const pgbenchScale = envInt('BENCH_PGBENCH_SCALE', 16, 1);
 const onlyCeiling = envFlag('BENCH_ONLY_CEILING');
 const pgAdminUrl = process.env.BENCH_PG_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
 const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres')
@@ -239,10 +245,35 @@ async function runCeiling(): Promise<CeilingResult> {
   }
 }
 
+// ---------------------------------------------------------------- write references
+async function pgliteReference(): Promise<WriteReference> {
+  const base = { kind: 'pglite-loop' as const, clients: REFERENCE_CLIENTS, durationS: referenceSeconds };
+  const child = startNode('pglite-reference', ['--import', 'tsx', relative(repoRoot, join(benchDir, 'pglite-reference.ts'))], {
+    ...process.env,
+    BENCH_REFERENCE_SECONDS: String(referenceSeconds),
+    BENCH_REFERENCE_CLIENTS: String(REFERENCE_CLIENTS),
+  });
+  await child.exited;
+  const line = logTail(child, 2000).trim().split('\n').reverse().find((l) => l.startsWith('{"tps"'));
+  if (child.exit?.code !== 0 || !line) return { ...base, status: 'failed', note: `exit ${child.exit?.code}: ${logTail(child, 300)}` };
+  const parsed = JSON.parse(line) as { tps: number };
+  return { ...base, status: 'ok', tps: parsed.tps, note: 'TPC-B-like transaction in a raw PGlite loop (file-backed, 16 concurrent callers)' };
+}
+
+async function writeReference(engine: 'pglite' | 'postgres'): Promise<WriteReference> {
+  log(`${engine}: write reference (${referenceSeconds}s)…`);
+  const ref = engine === 'postgres' ? await pgbenchReference(pgAdminUrl, referenceSeconds, pgbenchScale) : await pgliteReference();
+  log(`${engine}: write reference ${ref.kind} ${ref.status}${ref.tps !== undefined ? `: ${ref.tps} tps` : ''}${ref.note ? ` (${ref.note})` : ''}`);
+  return ref;
+}
+
 // ---------------------------------------------------------------- engines
 async function runEngine(engine: 'pglite' | 'postgres', ceilingReqPerSec: number | null): Promise<EngineResult> {
   const result: EngineResult = { engine, status: 'ok', scenarios: [] };
   const notes: string[] = [];
+  // Measured before the service starts, so nothing else competes with it.
+  result.writeReference = await writeReference(engine);
+  const writeTps = result.writeReference.status === 'ok' ? (result.writeReference.tps ?? null) : null;
 
   let database: BenchDatabase | null = null;
   if (engine === 'postgres') {
@@ -286,27 +317,49 @@ async function runEngine(engine: 'pglite' | 'postgres', ceilingReqPerSec: number
     log(`${engine}: service ready on :${port} after ${result.readyMs} ms (pid ${child.pid}, RSS ${result.rssReadyMb} MB)`);
 
     const needKeys = scenarios.some((s) => s.needsKey);
-    const keys = needKeys ? await createKeys(baseUrl, adminToken, keyCount, notes) : [];
-    result.keysCreated = keys.length;
-    if (needKeys) log(`${engine}: created ${keys.length} keys`);
+    const created = needKeys ? await createKeys(baseUrl, adminToken, keyCount + 2, notes) : [];
+    const keys = created.slice(0, keyCount);
+    result.keysCreated = created.length;
+    if (needKeys) log(`${engine}: created ${created.length} keys (${keyCount} rotated + 2 history keys)`);
+    const context: ScenarioContext = {
+      baseUrl,
+      keys: keys.map((k) => k.key),
+      historyKeys: { short: created[keyCount]?.key ?? '', long: created[keyCount + 1]?.key ?? '' },
+      unique: () => `${runTag}-${(uniqueCounter += 1)}`,
+      seed: (requests, amount, connections) => sendAmount(baseUrl, requests, amount, connections, settings.timeout),
+      state: {},
+      historyOrders,
+    };
 
     for (const scenario of scenarios) {
       const row: ScenarioResult = { name: scenario.name, method: scenario.method, path: scenario.path, status: 'ok' };
       result.scenarios.push(row);
       try {
         if (child.exit) throw new Error(`the service exited (code ${child.exit.code}, signal ${child.exit.signal})`);
-        const requests = buildRequests(scenario, keys);
-        const problem = await preflight(baseUrl, requests[0]!, scenario.expectStatus ?? 200);
-        if (problem) throw new Error(problem);
-        log(`${engine} / ${scenario.name}: ${settings.warmup}s warm-up + ${settings.duration}s…`);
-        const m = await measure(baseUrl, requests, settings);
+        if (scenario.prepare) {
+          const preparedAt = Date.now();
+          await scenario.prepare(context);
+          log(`${engine} / ${scenario.name}: prepared in ${Date.now() - preparedAt} ms`);
+        }
+        const requests = scenario.build ? scenario.build(context) : buildRequests(scenario, keys);
+        if (!scenario.build) {
+          const problem = await preflight(baseUrl, requests[0]!, scenario.expectStatus ?? 200);
+          if (problem) throw new Error(problem);
+        }
+        const rowSettings = { ...settings, connections: scenario.connections ?? settings.connections };
+        row.connections = rowSettings.connections;
+        log(`${engine} / ${scenario.name}: ${settings.warmup}s warm-up + ${settings.duration}s, ${rowSettings.connections} connections…`);
+        const m = await measure(baseUrl, scenario.build ? () => scenario.build!(context) : requests, rowSettings);
         Object.assign(row, m);
         row.ratioToCeiling = ceilingReqPerSec ? round(m.reqPerSec / ceilingReqPerSec, 3) : null;
+        row.reference = scenario.reference === 'write' ? (result.writeReference?.kind ?? 'write') : 'ceiling';
+        const referenceRate = scenario.reference === 'write' ? writeTps : ceilingReqPerSec;
+        row.ratio = referenceRate ? round(m.reqPerSec / referenceRate, 3) : null;
         row.rssMb = sampleMemory(child.pid)?.rssMb ?? null;
         if (m.non2xx > 0 || m.errors > 0) {
           row.note = `${m.errors} errors (${m.timeouts} timeouts), ${m.non2xx} non-2xx; status codes ${JSON.stringify(m.statusCodes)}`;
         }
-        log(`${engine} / ${scenario.name}: ${m.reqPerSec} req/s, p50 ${m.latencyP50Ms} ms, p99 ${m.latencyP99Ms} ms, RSS ${row.rssMb} MB`);
+        log(`${engine} / ${scenario.name}: ${m.reqPerSec} req/s (${row.ratio === null ? '–' : `${Math.round((row.ratio ?? 0) * 1000) / 10}%`} of ${row.reference}), p50 ${m.latencyP50Ms} ms, p99 ${m.latencyP99Ms} ms, RSS ${row.rssMb} MB`);
       } catch (error) {
         row.status = 'failed';
         row.note = errorText(error);
@@ -369,7 +422,7 @@ async function main(): Promise<number> {
   const report: Report = {
     schemaVersion: 1,
     machine,
-    settings: { ...settings, keys: keyCount, command: `node ${SERVICE_ARGS.join(' ')}` },
+    settings: { ...settings, keys: keyCount, quick, historyOrders, command: `node ${SERVICE_ARGS.join(' ')}` },
     ceiling,
     engines: engineResults,
   };

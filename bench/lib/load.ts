@@ -62,12 +62,20 @@ async function run(url: string, requests: autocannon.Request[], duration: number
   });
 }
 
+/** Sends exactly `amount` requests (seeding data before a row; not measured). */
+export async function sendAmount(url: string, requests: autocannon.Request[], amount: number, connections: number, timeout: number): Promise<{ non2xx: number; errors: number }> {
+  const result = await autocannon({ url, connections, amount, timeout, requests });
+  return { non2xx: result.non2xx, errors: result.errors };
+}
+
 /**
  * `requests` is the cycle every connection walks through (e.g. one entry per key,
  * so load is spread over all keys); entries are pre-built once, so the load
  * generator does no per-request work beyond writing bytes.
  */
-export async function measure(url: string, requests: autocannon.Request[], settings: LoadSettings): Promise<Measurement> {
-  if (settings.warmup > 0) await run(url, requests, settings.warmup, settings);
-  return summarize(await run(url, requests, settings.duration, settings));
+export async function measure(url: string, requests: autocannon.Request[] | (() => autocannon.Request[]), settings: LoadSettings): Promise<Measurement> {
+  // A factory gives each run fresh per-run state (e.g. a pool of keys claimed per cycle).
+  const make = typeof requests === 'function' ? requests : () => requests;
+  if (settings.warmup > 0) await run(url, make(), settings.warmup, settings);
+  return summarize(await run(url, make(), settings.duration, settings));
 }

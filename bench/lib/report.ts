@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem, loadavg, platform, arch, release } from 'node:os';
 import type { LoadSettings, Measurement } from './load.js';
+import type { WriteReference } from './references.js';
 import { round } from './processes.js';
 
 export interface MachineInfo {
@@ -51,6 +52,11 @@ export interface ScenarioResult extends Partial<Measurement> {
   note?: string;
   /** reqPerSec / ceiling reqPerSec */
   ratioToCeiling?: number | null;
+  /** what `ratio` compares with: the ceiling (reads) or the engine's write reference */
+  reference?: string;
+  /** reqPerSec / the reference's rate (req/s or tps) */
+  ratio?: number | null;
+  connections?: number;
   /** service RSS right after this scenario's measured run, MB */
   rssMb?: number | null;
 }
@@ -62,6 +68,8 @@ export interface EngineResult {
   /** ms from spawn to the first 200 from /readyz */
   readyMs?: number;
   keysCreated?: number;
+  /** the same run's write reference (pgbench TPC-B-like / raw PGlite loop) */
+  writeReference?: WriteReference;
   /** service RSS right after it became ready, before any load, MB */
   rssReadyMb?: number | null;
   /** service RSS at the end of the engine run, MB (Linux /proc VmRSS) */
@@ -80,7 +88,7 @@ export interface CeilingResult extends Partial<Measurement> {
 export interface Report {
   schemaVersion: 1;
   machine: MachineInfo;
-  settings: LoadSettings & { keys: number; command: string };
+  settings: LoadSettings & { keys: number; command: string; quick?: boolean; historyOrders?: number };
   ceiling: CeilingResult;
   engines: EngineResult[];
 }
@@ -108,28 +116,37 @@ export function toMarkdown(report: Report): string {
     `${s.duration}s measured after ${s.warmup}s warm-up per row · ${s.connections} connections · pipelining ${s.pipelining} · ${s.keys} keys rotated · load generator on the same machine · load average at start ${m.loadAvg1mAtStart}`,
     '',
   );
-  lines.push('| engine | scenario | req/s | p50 ms | p99 ms | errors | non-2xx | % of ceiling | RSS MB |');
-  lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|');
+  lines.push('| engine | scenario | conns | req/s | p50 ms | p99 ms | errors | non-2xx | ratio | of | RSS MB |');
+  lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|---|--:|');
   const c = report.ceiling;
   if (c.status === 'ok') {
     lines.push(
-      `| ceiling | bare Fastify \`GET /\` | ${fmt(c.reqPerSec)} | ${fmtMs(c.latencyP50Ms)} | ${fmtMs(c.latencyP99Ms)} | ${fmt(c.errors)} | ${fmt(c.non2xx)} | 100% | ${fmt(c.rssMb, 0)} |`,
+      `| ceiling | bare Fastify \`GET /\` | ${s.connections} | ${fmt(c.reqPerSec)} | ${fmtMs(c.latencyP50Ms)} | ${fmtMs(c.latencyP99Ms)} | ${fmt(c.errors)} | ${fmt(c.non2xx)} | 100% | ceiling | ${fmt(c.rssMb, 0)} |`,
     );
   } else {
-    lines.push(`| ceiling | bare Fastify \`GET /\` | failed | | | | | | |`);
+    lines.push(`| ceiling | bare Fastify \`GET /\` | | failed | | | | | | | |`);
   }
   const notes: string[] = [];
   for (const engine of report.engines) {
     if (engine.status !== 'ok' && engine.scenarios.length === 0) {
-      lines.push(`| ${engine.engine} | — ${engine.status} | | | | | | | |`);
+      lines.push(`| ${engine.engine} | — ${engine.status} | | | | | | | | | |`);
+    }
+    const ref = engine.writeReference;
+    if (ref) {
+      lines.push(
+        ref.status === 'ok'
+          ? `| ${engine.engine} | write reference: ${ref.kind} | ${ref.clients} | ${fmt(ref.tps)} tps | | | | | 100% | ${ref.kind} | |`
+          : `| ${engine.engine} | write reference: ${ref.kind} | | ${ref.status} | | | | | | | |`,
+      );
+      if (ref.note) notes.push(`- ${engine.engine} write reference (${ref.kind}, ${ref.durationS}s): ${ref.note}`);
     }
     for (const row of engine.scenarios) {
       const label = `${row.name} \`${row.method} ${row.path}\``;
       if (row.status !== 'ok') {
-        lines.push(`| ${engine.engine} | ${label} | failed | | | | | | ${fmt(row.rssMb, 0)} |`);
+        lines.push(`| ${engine.engine} | ${label} | | failed | | | | | | | ${fmt(row.rssMb, 0)} |`);
       } else {
         lines.push(
-          `| ${engine.engine} | ${label} | ${fmt(row.reqPerSec)} | ${fmtMs(row.latencyP50Ms)} | ${fmtMs(row.latencyP99Ms)} | ${fmt(row.errors)} | ${fmt(row.non2xx)} | ${fmtPct(row.ratioToCeiling)} | ${fmt(row.rssMb, 0)} |`,
+          `| ${engine.engine} | ${label} | ${fmt(row.connections)} | ${fmt(row.reqPerSec)} | ${fmtMs(row.latencyP50Ms)} | ${fmtMs(row.latencyP99Ms)} | ${fmt(row.errors)} | ${fmt(row.non2xx)} | ${fmtPct(row.ratio ?? row.ratioToCeiling)} | ${row.reference ?? 'ceiling'} | ${fmt(row.rssMb, 0)} |`,
         );
       }
       if (row.note) notes.push(`- ${engine.engine} / ${row.name}: ${row.note}`);
@@ -145,7 +162,7 @@ export function toMarkdown(report: Report): string {
   if (notes.length > 0) lines.push('', ...notes);
   lines.push(
     '',
-    '`% of ceiling` = the row\'s req/s ÷ the bare-Fastify req/s measured in the same run (see bench/README.md). Latency has 1 ms resolution. RSS = the server process\'s VmRSS right after the row\'s measured run.',
+    '`ratio` = the row\'s req/s ÷ its reference measured in the same run (`of`): the bare-Fastify ceiling for reads, the engine\'s write reference (pgbench TPC-B-like tps on PostgreSQL, the raw PGlite transaction loop on PGlite) for trade writes (see bench/README.md). Latency has 1 ms resolution. RSS = the server process\'s VmRSS right after the row\'s measured run.',
     '',
   );
   return lines.join('\n');

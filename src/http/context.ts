@@ -73,5 +73,7 @@ declare module 'fastify' {
     startedAtMs?: number;
     /** Set only for in-process calls an MCP tool makes (src/mcp/internal-channel.ts); REST calls leave it unset. */
     ledgerChannel?: 'mcp';
+    /** The response as the handler built it (before serialization), for the ledger summary. */
+    ledgerResponse?: unknown;
   }
 }

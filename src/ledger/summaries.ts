@@ -26,14 +26,3 @@ export function sanitize(value: unknown, depth = 0): unknown {
   }
   return null;
 }
-
-/** The response body as JSON when it is a small JSON document, else null. */
-export function parseJsonPayload(payload: unknown, contentType: unknown): unknown {
-  if (typeof payload !== 'string' || payload.length > 64 * 1024) return null;
-  if (typeof contentType !== 'string' || !contentType.includes('json')) return null;
-  try {
-    return JSON.parse(payload);
-  } catch {
-    return null;
-  }
-}

@@ -27,14 +27,23 @@ export interface RelatedMarket {
   decisionSupport: DecisionSupport;
 }
 
+const relatedMemo = new WeakMap<object, Map<string, RelatedMarket[]>>();
+
 /**
  * Up to `limit` (default 3) open markets directly about the coin (e.g. '1' = BTC), most
  * liquid first; reads the cached PM snapshot (a few seconds old at most).
  */
 export async function relatedMarketsForCoin(database: Database, clock: Clock, coinId: string, limit = 3): Promise<RelatedMarket[]> {
   const snap = await pmReadModel(database, clock).snapshot();
+  // Built once per snapshot and coin (the same array until the snapshot changes, so callers
+  // may cache on its identity); decision support is as of the first read of the snapshot.
+  let byCoin = relatedMemo.get(snap);
+  if (!byCoin) relatedMemo.set(snap, (byCoin = new Map()));
+  const memoKey = `${coinId}|${limit}`;
+  const hit = byCoin.get(memoKey);
+  if (hit) return hit;
   const now = clock.now();
-  return snap.rows
+  const related = snap.rows
     .filter((r) => r.status === 'open' && (r.coinIds as string[]).includes(coinId))
     .sort((a, b) => b.liquidity - a.liquidity || b.volume24h - a.volume24h || a.slug.localeCompare(b.slug))
     .slice(0, limit)
@@ -53,6 +62,8 @@ export async function relatedMarketsForCoin(database: Database, clock: Clock, co
         decisionSupport: decisionSupport({ spreadPoints: spread, liquidity: r.liquidity, volume24h: r.volume24h, leaderProbability: o[li]!.probability, endAtMs: r.endAt?.getTime() ?? null, nowMs: now }),
       };
     });
+  byCoin.set(memoKey, related);
+  return related;
 }
 
 export interface VenueMarketRead {

@@ -69,6 +69,19 @@ export interface ArenaBoardOptions {
  * Ranks every public agent for a window from the precomputed aggregates and keeps the result
  * in memory until a trade lands, a public identity changes, or the window moves on.
  */
+type LeaderboardRow = Awaited<ReturnType<ArenaBoards['rows']>>[number];
+/** One leaderboard page (without `asOf`, which is per request). */
+type LeaderboardPageBody = {
+  page: number;
+  pageSize: number;
+  total: number;
+  minDecidedTrades: number;
+  contract: ArenaContract;
+  window: BoardWindow;
+  source: Board['source'];
+  rows: LeaderboardRow[];
+};
+
 export class ArenaBoards {
   private readonly boards = new Map<BoardWindow, Board>();
   private readonly building = new Map<BoardWindow, { key: string; promise: Promise<Board> }>();
@@ -158,11 +171,30 @@ export class ArenaBoards {
     return { window, spec, entries, rankOf, key, source: boardSource(entries.length - demoCount, demoCount) };
   }
 
-  /** `GET /api/arena`. */
+  /**
+   * `GET /api/arena`: a page serialized once per board state, page and minute: JSON text without its
+   * closing brace (the caller appends `asOf`), and a tag that changes with it.
+   */
+  async leaderboardText(window: BoardWindow, page: number, pageSize: number): Promise<{ head: string; tag: string; body: object }> {
+    const cached = await this.leaderboardPage(window, page, pageSize);
+    cached.head ??= JSON.stringify(cached.body).slice(0, -1);
+    return { head: cached.head, tag: cached.tag, body: cached.body };
+  }
+
+  /** A leaderboard page as an object (the web pages render it; the JSON route serves leaderboardText). */
   async leaderboard(window: BoardWindow, page: number, pageSize: number) {
+    const { body } = await this.leaderboardPage(window, page, pageSize);
+    return { ...body, asOf: new Date(this.clock.now()).toISOString() };
+  }
+
+  private readonly pageBodies = new Map<string, { body: LeaderboardPageBody; tag: string; head?: string }>();
+
+  private async leaderboardPage(window: BoardWindow, page: number, pageSize: number): Promise<{ body: LeaderboardPageBody; tag: string; head?: string }> {
     const board = await this.board(window);
     const minute = Math.floor(this.clock.now() / 60_000);
     const cacheKey = `${board.key}|${page}|${pageSize}|${minute}`;
+    const hit = this.pageBodies.get(cacheKey);
+    if (hit) return hit;
     let rows = this.pages.get(cacheKey);
     if (!rows) {
       const slice = board.entries.slice((page - 1) * pageSize, page * pageSize);
@@ -171,7 +203,7 @@ export class ArenaBoards {
       this.pages.set(cacheKey, rows);
       rows.catch(() => this.pages.delete(cacheKey));
     }
-    return {
+    const body = {
       page,
       pageSize,
       total: board.entries.length,
@@ -179,9 +211,12 @@ export class ArenaBoards {
       contract: await this.contract(),
       window,
       source: board.source,
-      rows: await rows,
-      asOf: new Date(this.clock.now()).toISOString(),
+      rows: (await rows) as LeaderboardRow[],
     };
+    const entry: { body: LeaderboardPageBody; tag: string; head?: string } = { body, tag: cacheKey };
+    if (this.pageBodies.size >= 500) this.pageBodies.clear();
+    this.pageBodies.set(cacheKey, entry);
+    return entry;
   }
 
   /** `GET /api/arena/{handle}` (all-time row, like the default board); null when not listed. */

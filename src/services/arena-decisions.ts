@@ -170,7 +170,8 @@ function cachedCount(db: Queryable, key: string, nowMs: number, count: () => Pro
 
 /** Requests arriving while a marker read is in flight share its answer. */
 const inflightMarker = new WeakMap<object, Promise<string>>();
-function sharedMarker(db: Queryable): Promise<string> {
+/** Changes when a decision is written or public identities change (not on settlement: pair it with a TTL). */
+export function sharedMarker(db: Queryable): Promise<string> {
   let pending = inflightMarker.get(db);
   if (!pending) {
     pending = latestDecisionMarker(db).finally(() => inflightMarker.delete(db));

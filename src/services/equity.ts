@@ -1,7 +1,10 @@
 import { cashTotal, Decimal, type CashBalances } from '../domain/money.js';
 import type { MarketFeed } from '../marketdata/feed.js';
-import type { Queryable } from '../storage/db.js';
-import { equityAdjustments } from './equity-adjustments.js';
+import type { Db, Queryable } from '../storage/db.js';
+import { holdingsPart, readBook, toHoldings, type BookPart } from '../storage/book-read-repo.js';
+import type { Wallet } from '../storage/books-repo.js';
+import { ensureWallet } from './spot-trading.js';
+import { adjustmentParts, adjustmentsValue } from './equity-adjustments.js';
 
 export interface HeldUnits {
   coinId: string;
@@ -27,17 +30,41 @@ export interface Equity {
 }
 
 /** equity = cash total + spot holdings at mark + Σ venue adjustments (futures, PM). */
-export async function computeEquity(
+export function equityOf(cash: CashBalances, held: HeldUnits[], adjustments: Decimal[], market: MarketFeed): Equity {
+  const cashSum = cashTotal(cash);
+  const holdingsUsd = holdingsValue(market, held);
+  const adjustmentsUsd = adjustments.reduce((a, b) => a.plus(b), new Decimal(0));
+  return { cashTotal: cashSum, holdingsUsd, adjustmentsUsd, totalUsd: cashSum.plus(holdingsUsd).plus(adjustmentsUsd) };
+}
+
+export interface ValuedBook<P extends string> {
+  wallet: Wallet;
+  equity: Equity;
+  parts: Record<P, unknown>;
+}
+
+/**
+ * The key's book valued at mark, plus the route's own parts, in one round trip
+ * (null when the key has no book yet).
+ */
+export async function readValuedBook<P extends string>(
   db: Queryable,
   market: MarketFeed,
   keyId: number,
-  cash: CashBalances,
-  held: HeldUnits[],
-  nowMs: number,
-): Promise<Equity> {
-  const cashSum = cashTotal(cash);
-  const holdingsUsd = holdingsValue(market, held);
-  const adjustments = await Promise.all(equityAdjustments.map((adjust) => adjust(db, keyId, market, nowMs)));
-  const adjustmentsUsd = adjustments.reduce((a, b) => a.plus(b), new Decimal(0));
-  return { cashTotal: cashSum, holdingsUsd, adjustmentsUsd, totalUsd: cashSum.plus(holdingsUsd).plus(adjustmentsUsd) };
+  parts: Record<P, BookPart>,
+): Promise<ValuedBook<P> | null> {
+  const read = await readBook(db, keyId, { ...parts, ...adjustmentParts(), holdings: holdingsPart });
+  if (!read) return null;
+  const all = read.parts as Record<string, unknown>;
+  const held = toHoldings(all.holdings).map((h) => ({ coinId: h.coinId, units: h.available.plus(h.frozen), avgCostUsd: h.avgCostUsd }));
+  const equity = equityOf(read.wallet, held, adjustmentsValue(all, market), market);
+  return { wallet: read.wallet, equity, parts: read.parts };
+}
+
+/** One round trip for a key with a book; a key's first read funds its book, then reads. */
+export async function readFundedBook<T>(db: Db, keyId: number, read: () => Promise<T | null>): Promise<T> {
+  const first = await read();
+  if (first !== null) return first;
+  await ensureWallet(db, keyId);
+  return (await read())!;
 }

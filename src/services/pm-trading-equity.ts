@@ -1,18 +1,14 @@
 import { Decimal } from '../domain/money.js';
-import type { MarketFeed } from '../marketdata/feed.js';
-import type { Queryable } from '../storage/db.js';
-import { openPmMarks } from '../storage/pm-positions-repo.js';
+import type { OpenPmMark } from '../storage/pm-positions-repo.js';
 
 /**
- * What the key's open PM positions add to equity beyond cash: Σ (shares × chosen-side
- * probability now − stake); the stake already sits in cash `frozenPm`. An unreadable price
- * marks the position at its stake (adds 0).
+ * What open PM positions add to equity beyond cash: Σ (shares × chosen-side probability
+ * now − stake); the stake already sits in cash `frozenPm`. An unreadable price marks the
+ * position at its stake (adds 0).
  */
-export async function pmEquityAdjustment(db: Queryable, keyId: number, market: MarketFeed, nowMs: number): Promise<Decimal> {
-  void market;
-  void nowMs;
+export function valueOpenPm(marks: OpenPmMark[]): Decimal {
   let total = new Decimal(0);
-  for (const m of await openPmMarks(db, keyId)) {
+  for (const m of marks) {
     const p = m.outcomeProbability;
     if (p === null || !(p >= 0 && p <= 100)) continue;
     const chosen = m.side === 'yes' ? p : 100 - p;

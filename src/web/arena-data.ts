@@ -1,7 +1,8 @@
 /** Arena reads the pages need beyond the JSON routes' service calls. */
 import { decisionsPage } from '../services/arena-decisions.js';
 import type { Queryable } from '../storage/db.js';
-import { realizedPoints } from '../storage/account-repo.js';
+import { realizedPointsPart, type RealizedPoint } from '../storage/account-repo.js';
+import { readBook } from '../storage/book-read-repo.js';
 
 const CURVE_MAX_POINTS = 500;
 const PROFILE_DECISIONS = 10;
@@ -11,12 +12,13 @@ const PROFILE_DECISIONS = 10;
  * figure the Arena ranks by), from 0 before the first one to now.
  */
 export async function realizedCurve(db: Queryable, keyId: number, nowMs: number): Promise<[number, number][]> {
-  const points = await realizedPoints(db, keyId, new Date(0), CURVE_MAX_POINTS);
+  const book = await readBook(db, keyId, { points: realizedPointsPart(new Date(0), CURVE_MAX_POINTS) });
+  const points = (book?.parts.points ?? []) as RealizedPoint[];
   const nowS = Math.floor(nowMs / 1000);
   if (points.length === 0) return [[nowS - 86_400, 0], [nowS, 0]];
   const first = points[0]!;
-  const curve: [number, number][] = [[first.t.getTime() / 1000 - 1, Number(first.cumulative) - Number(first.realizedPnl)]];
-  for (const p of points) curve.push([p.t.getTime() / 1000, Number(p.cumulative)]);
+  const curve: [number, number][] = [[Date.parse(first.t) / 1000 - 1, Number(first.cumulative) - Number(first.realizedPnl)]];
+  for (const p of points) curve.push([Date.parse(p.t) / 1000, Number(p.cumulative)]);
   if (curve.at(-1)![0] < nowS) curve.push([nowS, curve.at(-1)![1]]);
   return curve;
 }

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import { equityAdjustments } from '../../src/services/equity-adjustments.js';
@@ -99,7 +100,8 @@ describe('GET /api/agent/portfolio', () => {
     const before = (await get(key, '/api/agent/portfolio')).json();
     expect(before.pnl['7dUsd']).toBeCloseTo(before.equity.totalUsd - 50_000, 6);
 
-    const adjust = async (_db: unknown, id: number) => new Decimal(id === keyId ? 123.5 : 0);
+    // A venue whose rows are just the book's key id, worth 123.5 for this key.
+    const adjust = { rows: sql`w.key_id`, value: (id: unknown) => new Decimal(id === keyId ? 123.5 : 0) };
     equityAdjustments.push(adjust);
     try {
       const after = (await get(key, '/api/agent/portfolio')).json();

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseJsonPayload, sanitize } from '../../ledger/summaries.js';
+import { sanitize } from '../../ledger/summaries.js';
 import { uuidv7 } from '../../util/ids.js';
 import type { AppContext, TraceFields } from '../context.js';
 import { invalidRequest } from '../errors.js';
@@ -68,15 +68,22 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     }
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // The summary is built from the object the handler (or error handler) answered, never by
+  // parsing the serialized response; routes that send pre-serialized text set it themselves.
+  app.addHook('preSerialization', (request, _reply, payload, done) => {
+    if (request.agentKey && request.ledgerResponse === undefined) request.ledgerResponse = payload;
+    done(null, payload);
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
     const key = request.agentKey;
     const config = request.routeOptions.config;
-    if (!key || !config.scope) return payload;
+    if (!key || !config.scope) return done(null, payload);
     const note = request.ledgerNote ?? {};
     const status = reply.statusCode;
     const completedAtMs = ctx.clock.now();
     const startedAtMs = request.startedAtMs ?? completedAtMs;
-    const parsed = parseJsonPayload(payload, reply.getHeader('content-type'));
+    const parsed = request.ledgerResponse ?? null;
     const bodyReasons = (parsed as { blockReasons?: unknown } | null)?.blockReasons;
     const trace = request.trace;
     const id = uuidv7(startedAtMs);
@@ -121,6 +128,6 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
       reply.header('X-Service-Ledger-Event-Id', id);
       reply.header('X-Service-Ledger-Status', ledgerStatus);
     }
-    return payload;
+    done(null, payload);
   });
 }

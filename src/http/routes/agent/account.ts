@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, toWire } from '../../../domain/money.js';
 import { progression } from '../../../domain/progression.js';
-import { computeEquity } from '../../../services/equity.js';
 import { ensureWallet } from '../../../services/spot-trading.js';
-import { portfolioStats } from '../../../storage/account-repo.js';
-import { getHolding, listHoldings } from '../../../storage/holdings-repo.js';
+import { readFundedBook, readValuedBook } from '../../../services/equity.js';
+import { accountTotalsPart, holdingPart, noPart, readBook, restingOrdersPart, toAccountTotals, windowStartsPart, type RestingOrderPart } from '../../../storage/book-read-repo.js';
 import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
@@ -59,7 +58,11 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         if (coinId !== undefined && coinId !== CASH_COIN_ID && !ctx.market.coin(coinId)) {
           throw new ApiError(404, 'coin_not_found', `no coin with coinId ${coinId}`);
         }
-        const wallet = await ensureWallet(ctx.database.db, request.agentKey!.keyId);
+        const db = ctx.database.db;
+        const keyId = request.agentKey!.keyId;
+        const parts = { coin: coinId !== undefined && coinId !== CASH_COIN_ID ? holdingPart(coinId) : noPart };
+        const book = await readFundedBook(db, keyId, () => readBook(db, keyId, parts));
+        const wallet = book.wallet;
         const usdt = {
           coinId: CASH_COIN_ID,
           available: toWire(wallet.available),
@@ -70,8 +73,8 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         };
         let coin = null;
         if (coinId !== undefined && coinId !== CASH_COIN_ID) {
-          const h = await getHolding(ctx.database.db, wallet.id, coinId);
-          const held = h.available.plus(h.frozen);
+          const h = (book.parts.coin as { available: string; frozen: string; avgCostUsd: string } | null) ?? { available: '0', frozen: '0', avgCostUsd: '0' };
+          const held = new Decimal(h.available).plus(h.frozen);
           coin = { coinId, available: toWire(h.available), frozen: toWire(h.frozen), avgCostUsd: held.isZero() ? null : toWire(h.avgCostUsd) };
         }
         return { walletId: wallet.id, usdt, coin };
@@ -97,26 +100,20 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const keyId = request.agentKey!.keyId;
         const db = ctx.database.db;
         const nowMs = ctx.clock.now();
-        const wallet = await ensureWallet(db, keyId);
         const windows = [
           ['24h', DAY_MS],
           ['7d', 7 * DAY_MS],
           ['30d', 30 * DAY_MS],
         ] as const;
-        const [held, orders, stats] = await Promise.all([
-          listHoldings(db, wallet.id),
-          listKeyOrders(db, keyId, { limit: 200 }),
-          portfolioStats(db, keyId, windows.map(([, ms]) => utcDay(nowMs - ms))),
-        ]);
-        const starts = stats.windowStarts;
-        const equity = await computeEquity(
-          db,
-          ctx.market,
-          keyId,
-          wallet,
-          held.map((h) => ({ coinId: h.coinId, units: h.available.plus(h.frozen), avgCostUsd: h.avgCostUsd })),
-          nowMs,
-        );
+        const parts = {
+          orders: restingOrdersPart(200),
+          totals: accountTotalsPart,
+          starts: windowStartsPart(windows.map(([, ms]) => utcDay(nowMs - ms))),
+        };
+        const book = await readFundedBook(db, keyId, () => readValuedBook(db, ctx.market, keyId, parts));
+        const { wallet, equity } = book;
+        const orders = book.parts.orders as RestingOrderPart[];
+        const starts = book.parts.starts as (string | null)[];
         const pnl = {} as Record<`${(typeof windows)[number][0]}${'Usd' | 'Pct'}` | 'allTimeUsd' | 'allTimePct', number>;
         windows.forEach(([name], i) => {
           // Window start = the latest daily snapshot on or before the window's start day; a
@@ -155,7 +152,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             status: o.status,
             currentPriceUsd: ctx.market.price(o.coinId)?.priceUsd ?? null,
           })),
-          progression: progression(stats),
+          progression: progression(toAccountTotals(book.parts.totals)),
           fiat: request.query.fiat.toUpperCase(),
           locale: request.query.locale,
           asOf: new Date(nowMs).toISOString(),

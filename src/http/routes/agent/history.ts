@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Decimal, toWire } from '../../../domain/money.js';
-import { computeEquity } from '../../../services/equity.js';
-import { auditCounts, drawdownAndActiveDays, listSnapshots, listTrades, realizedPoints, venueStats, type VenueStatsRow } from '../../../storage/account-repo.js';
-import { findWallet } from '../../../storage/books-repo.js';
-import { listHoldings } from '../../../storage/holdings-repo.js';
+import { readValuedBook } from '../../../services/equity.js';
+import { performanceRead, realizedPointsPart, tradesPart, type RealizedPoint, type TradeRow, type VenueStatsRow } from '../../../storage/account-repo.js';
+import { readBook, snapshotsPart } from '../../../storage/book-read-repo.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, DateTime, StringEnum } from '../../schemas.js';
 import { pollingAsOf } from './account.js';
@@ -55,20 +54,19 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { venue, limit, updatedSince } = request.query;
         const keyId = request.agentKey!.keyId;
         const nowMs = ctx.clock.now();
-        const [wallet, rows] = await Promise.all([
-          findWallet(ctx.database.db, keyId),
-          listTrades(ctx.database.db, keyId, { venue, limit, updatedSince: updatedSince ? new Date(updatedSince) : undefined }),
-        ]);
+        // One round trip; a key without a book has no trades.
+        const book = await readBook(ctx.database.db, keyId, { trades: tradesPart({ venue, limit, updatedSince: updatedSince ? new Date(updatedSince) : undefined }) });
+        const rows = (book?.parts.trades ?? []) as TradeRow[];
         return {
-          walletId: wallet?.id ?? null,
+          walletId: book?.wallet.id ?? null,
           venue,
           count: rows.length,
           updatedSince: updatedSince ?? null,
           asOf: pollingAsOf(nowMs),
           trades: rows.map((r) => ({
             venue: r.venue,
-            id: r.id,
-            closedAt: r.closedAt.toISOString(),
+            id: Number(r.id),
+            closedAt: new Date(r.closedAt).toISOString(),
             side: r.side,
             realizedPnlMusd: r.realizedPnl === null ? null : toWire(r.realizedPnl),
             coinId: r.coinId,
@@ -102,39 +100,32 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const db = ctx.database.db;
         const nowMs = ctx.clock.now();
         const from = new Date(nowMs - days * DAY_MS);
-        const wallet = await findWallet(db, keyId);
-        const base = { walletId: wallet?.id ?? null, window: { days, from: from.toISOString() }, granularity };
+        const base = (walletId: number | null) => ({ walletId, window: { days, from: from.toISOString() }, granularity });
         if (granularity === 'realized') {
-          const points = await realizedPoints(db, keyId, from, REALIZED_POINTS_CAP);
+          const book = await readBook(db, keyId, { points: realizedPointsPart(from, REALIZED_POINTS_CAP) });
+          const points = (book?.parts.points ?? []) as RealizedPoint[];
           return {
-            ...base,
+            ...base(book?.wallet.id ?? null),
             points: points.map((p) => ({
-              t: p.t.toISOString(),
+              t: new Date(p.t).toISOString(),
               venue: p.venue,
               realizedPnlMusd: toWire(p.realizedPnl),
               cumulativeRealizedPnlMusd: toWire(p.cumulative),
-              tradeId: p.id,
+              tradeId: Number(p.id),
             })),
           };
         }
-        if (!wallet) return { ...base, points: [] };
-        const snapshots = await listSnapshots(db, keyId, from.toISOString().slice(0, 10));
+        // One round trip: the snapshots and the book valued at mark for today's live point.
+        const book = await readValuedBook(db, ctx.market, keyId, { snapshots: snapshotsPart(from.toISOString().slice(0, 10)) });
+        if (!book) return { ...base(null), points: [] };
+        const snapshots = book.parts.snapshots as { day: string; usdValue: string }[];
         const points = snapshots.map((s) => ({ date: s.day, usdValue: toWire(s.usdValue) }));
         // Today's point is the live equity (the snapshot job writes the day's value as it goes).
         const today = new Date(nowMs).toISOString().slice(0, 10);
-        const held = await listHoldings(db, wallet.id);
-        const live = await computeEquity(
-          db,
-          ctx.market,
-          keyId,
-          wallet,
-          held.map((h) => ({ coinId: h.coinId, units: h.available.plus(h.frozen), avgCostUsd: h.avgCostUsd })),
-          nowMs,
-        );
-        const todayPoint = { date: today, usdValue: toWire(live.totalUsd) };
+        const todayPoint = { date: today, usdValue: toWire(book.equity.totalUsd) };
         if (points.at(-1)?.date === today) points[points.length - 1] = todayPoint;
         else points.push(todayPoint);
-        return { ...base, points };
+        return { ...base(book.wallet.id), points };
       },
     );
 
@@ -154,7 +145,9 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const db = ctx.database.db;
         // Ledger rows are written in batches; count this process's pending rows too.
         await ctx.ledger.flush();
-        const [stats, dd, audit] = await Promise.all([venueStats(db, keyId), drawdownAndActiveDays(db, keyId), auditCounts(db, keyId)]);
+        const { totals: t, audit } = await performanceRead(db, keyId);
+        const stats = t.venues;
+        const dd = t;
         const totals = venueRecord(stats);
         const grossWin = stats.reduce((a, r) => a.plus(r.grossWin), new Decimal(0));
         const grossLoss = stats.reduce((a, r) => a.plus(r.grossLoss), new Decimal(0));

@@ -10,6 +10,7 @@ import type { MarketReads } from '../../../marketdata/reads.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest, notFound } from '../../errors.js';
 import { agentErrors, ErrorBody, StringEnum } from '../../schemas.js';
+import { answerNotModified, sendJsonText, strongEtag, VersionedCache, weakEtag } from '../../hot-responses.js';
 import { coinMatchView } from './market-views.js';
 import { CandlesResponse, MarketContextResponse, ResolveResponse } from '../../responses/account.js';
 
@@ -33,7 +34,25 @@ function requireCoin(reads: MarketReads, coinId: string) {
   return coin;
 }
 
+const NO_MARKETS: unknown[] = [];
+
+function resolveBody(coins: Parameters<typeof resolveCoin>[0], query: string) {
+  const result = resolveCoin(coins, query);
+  return { query: result.query, match: result.match && coinMatchView(result.match), alternatives: result.alternatives.map(coinMatchView) };
+}
+
 export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  // Resolve answers, serialized once per query and coin universe.
+  const resolveCache = new VersionedCache<{ body: ReturnType<typeof resolveBody>; etag: string }>();
+  // Market context bodies, serialized once per coin and data version.
+  const contextCache = new VersionedCache<{ body: { relatedMarkets: unknown[] }; head: string; etag: string }>();
+  const relatedIds = new WeakMap<object, number>();
+  let relatedSeq = 0;
+  const idOf = (related: object) => {
+    let id = relatedIds.get(related);
+    if (id === undefined) relatedIds.set(related, (id = relatedSeq += 1));
+    return id;
+  };
   return async (app) => {
     app.get(
       '/api/agent/resolve',
@@ -50,11 +69,16 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: ResolveResponse, ...agentErrors, 503: ErrorBody },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const query = request.query.q ?? request.query.symbol;
         if (query === undefined || query.trim() === '') throw invalidRequest('query.q', 'q (or symbol) is required and must not be empty');
-        const result = resolveCoin(requireReads(ctx).coins(), query);
-        return { query: result.query, match: result.match && coinMatchView(result.match), alternatives: result.alternatives.map(coinMatchView) };
+        const coins = requireReads(ctx).coins();
+        const cached = resolveCache.get(query, coins, () => {
+          const body = resolveBody(coins, query);
+          return { body, etag: strongEtag(JSON.stringify(body)) };
+        });
+        if (answerNotModified(request, reply, cached.etag)) return reply as never;
+        return cached.body;
       },
     );
 
@@ -70,22 +94,43 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: MarketContextResponse, 404: ErrorBody, ...agentErrors, 503: ErrorBody },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const reads = requireReads(ctx);
         const coin = requireCoin(reads, request.params.coinId);
         const now = ctx.clock.now();
         const quote = reads.quote(coin.coinId);
-        const freshness = spotFreshness(quote?.asOfMs ?? null, now);
         const fearGreed = reads.fearGreed();
-        const similar = similarCoins(reads.coins(), coin.coinId, SIMILAR_LIMIT).map((s) => ({
-          coinId: s.coin.coinId,
-          slug: s.coin.slug,
-          symbol: s.coin.symbol,
-          name: s.coin.name,
-          marketCapRank: s.coin.rank,
-          sharedCategoryCount: s.sharedCategoryCount,
-        }));
-        const relatedMarkets = ((await ctx.relatedMarkets?.(coin.coinId)) ?? []).slice(0, 3);
+        const related = (await ctx.relatedMarkets?.(coin.coinId)) ?? NO_MARKETS;
+        // Everything but asOf, freshness and the observation is fixed by the market version, the
+        // PM snapshot's related markets (the same array while unchanged) and Fear & Greed.
+        const cached = contextCache.get(coin.coinId, `${reads.version()}|${idOf(related)}|${JSON.stringify(fearGreed)}`, () => {
+          const body = {
+            coin: { coinId: coin.coinId, symbol: coin.symbol, name: coin.name, marketCapRank: coin.rank, categories: [...coin.categories] },
+            price: quote && {
+              usd: quote.priceUsd,
+              change1h: round(quote.change1h, 4),
+              change24h: round(quote.change24h, 4),
+              change7d: round(quote.change7d, 4),
+              marketCapUsd: quote.marketCapUsd === null ? null : Math.round(quote.marketCapUsd),
+              volume24hUsd: Math.round(quote.volume24hUsd),
+            },
+            sentiment: quote?.sentiment ?? { bullishVotes: 0, bearishVotes: 0, totalVotes: 0, bullishPct: null },
+            fearGreed,
+            relatedMarkets: related.slice(0, 3),
+            similarCoins: similarCoins(reads.coins(), coin.coinId, SIMILAR_LIMIT).map((s) => ({
+              coinId: s.coin.coinId,
+              slug: s.coin.slug,
+              symbol: s.coin.symbol,
+              name: s.coin.name,
+              marketCapRank: s.coin.rank,
+              sharedCategoryCount: s.sharedCategoryCount,
+            })),
+          };
+          const head = JSON.stringify(body).slice(0, -1);
+          return { body, head, etag: `W/${strongEtag(head)}` };
+        });
+        if (answerNotModified(request, reply, cached.etag)) return reply as never;
+        const freshness = spotFreshness(quote?.asOfMs ?? null, now);
         const observation = buildObservation({
           endpoint: 'GET /api/agent/market/{coinId}',
           source: reads.source,
@@ -93,34 +138,19 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           sourceAsOfMs: quote?.asOfMs ?? null,
           freshness,
           inputs: { coinId: coin.coinId },
-          dataset: { price: quote?.priceUsd ?? null, change24h: round(quote?.change24h ?? null, 4), relatedMarkets: relatedMarkets.length },
+          dataset: { price: quote?.priceUsd ?? null, change24h: round(quote?.change24h ?? null, 4), relatedMarkets: cached.body.relatedMarkets.length },
           rowCount: 1,
         });
         request.ledgerNote = { ...request.ledgerNote, observation };
-        return {
-          coin: { coinId: coin.coinId, symbol: coin.symbol, name: coin.name, marketCapRank: coin.rank, categories: [...coin.categories] },
-          price: quote && {
-            usd: quote.priceUsd,
-            change1h: round(quote.change1h, 4),
-            change24h: round(quote.change24h, 4),
-            change7d: round(quote.change7d, 4),
-            marketCapUsd: quote.marketCapUsd === null ? null : Math.round(quote.marketCapUsd),
-            volume24hUsd: Math.round(quote.volume24hUsd),
-          },
-          sentiment: quote?.sentiment ?? { bullishVotes: 0, bearishVotes: 0, totalVotes: 0, bullishPct: null },
-          fearGreed,
-          relatedMarkets,
-          similarCoins: similar,
-          asOf: new Date(quote?.asOfMs ?? now).toISOString(),
-          freshness,
-          observation,
-        };
+        const tail = { asOf: new Date(quote?.asOfMs ?? now).toISOString(), freshness, observation };
+        request.ledgerResponse = { ...cached.body, ...tail };
+        return sendJsonText(reply, `${cached.head},${JSON.stringify(tail).slice(1)}`);
       },
     );
 
-    // Candle arrays are serialized once per market version and reused across requests.
-    const candleCache = new Map<string, { version: number; json: string; count: number }>();
-
+    // Candle responses are serialized once per market version and reused across requests;
+    // only the observation is per request.
+    const candleCache = new VersionedCache<{ coin: object; candles: unknown[]; head: string }>();
     app.get(
       '/api/agent/market/:coinId/candles',
       {
@@ -145,14 +175,14 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const rateToUsd = reads.fiatRate(fiat);
         if (rateToUsd === null) throw invalidRequest('query.fiat', `unsupported fiat currency ${fiat}`);
         const now = ctx.clock.now();
-        const cacheKey = `${coin.coinId}|${range}|${fiat}`;
         const version = reads.version();
-        let cached = candleCache.get(cacheKey);
-        if (!cached || cached.version !== version) {
+        reply.header('cache-control', `private, max-age=${CANDLES_MAX_AGE_SECONDS}`);
+        if (answerNotModified(request, reply, weakEtag('c', coin.coinId, range, fiat, version))) return reply as never;
+        const cached = candleCache.get(`${coin.coinId}|${range}|${fiat}`, version, () => {
           const candles = convertCandles(reads.candles(coin.coinId, range), rateToUsd);
-          cached = { version, json: JSON.stringify(candles), count: candles.length };
-          candleCache.set(cacheKey, cached);
-        }
+          const coinHead = { ucid: coin.coinId, slug: coin.slug, symbol: coin.symbol, name: coin.name };
+          return { coin: coinHead, candles, head: `${JSON.stringify({ coin: coinHead, range, fiat, rateToUsd }).slice(0, -1)},"candles":${JSON.stringify(candles)}` };
+        });
         const quote = reads.price(coin.coinId);
         const observation = buildObservation({
           endpoint: 'GET /api/agent/market/{coinId}/candles',
@@ -162,14 +192,11 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           freshness: spotFreshness(quote?.asOfMs ?? null, now),
           inputs: { coinId: coin.coinId, range, fiat },
           dataset: { barSeconds: CANDLE_RANGES[range].barSeconds, version },
-          rowCount: cached.count,
+          rowCount: cached.candles.length,
         });
         request.ledgerNote = { ...request.ledgerNote, observation };
-        const head = JSON.stringify({ coin: { ucid: coin.coinId, slug: coin.slug, symbol: coin.symbol, name: coin.name }, range, fiat, rateToUsd });
-        reply.header('cache-control', `private, max-age=${CANDLES_MAX_AGE_SECONDS}`);
-        reply.type('application/json; charset=utf-8');
-        // Pre-serialized JSON (the candle array is cached as text); the shape is CandlesResponse.
-        return (reply as FastifyReply).send(`${head.slice(0, -1)},"candles":${cached.json},"observation":${JSON.stringify(observation)}}`);
+        request.ledgerResponse = { coin: cached.coin, range, fiat, rateToUsd, candles: cached.candles, observation };
+        return sendJsonText(reply, `${cached.head},"observation":${JSON.stringify(observation)}}`);
       },
     );
   };

@@ -1,23 +1,25 @@
-import type { FastifyReply } from 'fastify';
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { handleFor, keyIdFromHandle } from '../../../domain/api-keys.js';
 import { decodeCursor } from '../../../arena/dataset-cursor.js';
-import { decisionArtifact, decisionRecord, decisionsPage } from '../../../services/arena-decisions.js';
+import { decisionArtifact, decisionRecord, decisionsPage, sharedMarker } from '../../../services/arena-decisions.js';
 import { findPublicAgent } from '../../../storage/arena-board-repo.js';
 import { findPublicDecision } from '../../../storage/arena-decisions-repo.js';
 import type { AppContext } from '../../context.js';
 import { invalidRequest, notFound } from '../../errors.js';
+import { answerNotModified, sendJsonText, strongEtag } from '../../hot-responses.js';
 import { StringEnum } from '../../schemas.js';
 import { CACHE, publicErrors, tags } from './schemas.js';
 import { DecisionArtifact, DecisionsResponse } from '../../responses/arena.js';
 
-const LINES_PER_CHUNK = 50;
+/** Serialized dataset pages are reused for at most this long (the route is cached 5 minutes by clients anyway). */
+const PAGE_TTL_MS = 10_000;
+const PAGE_CACHE_MAX = 2000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `GET /api/arena/decisions` (dataset) and `GET /api/arena/decisions/{decisionUuid}` (artifact). */
 export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const pageCache = new Map<string, { at: number; marker: string; body: string; etag: string; count: number; hasMore: boolean; nextCursor: string }>();
   return async (app) => {
     const db = ctx.database.db;
 
@@ -51,38 +53,40 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           matchesNothing = !agent || handleFor(agent.keyId, agent.agentName) !== q.agent;
         }
         const lines = q.format !== 'json';
-        const page = await decisionsPage(db, {
-          nowMs: ctx.clock.now(),
-          limit: q.limit,
-          cursor,
-          cursorText: q.cursor || null,
-          keyId,
-          matchesNothing,
-          includeOpportunities: q.includeOpportunities,
-        });
-        const { pagination, opportunities = [], opportunityCount = 0 } = page.envelope;
+        // A page is serialized once and served from memory while no decision was written (the
+        // marker) and for at most PAGE_TTL_MS (settlements do not move the marker).
+        const nowMs = ctx.clock.now();
+        const marker = matchesNothing ? '' : await sharedMarker(db);
+        const pageKey = `${lines}|${q.cursor ?? ''}|${q.limit}|${keyId}|${matchesNothing}|${q.includeOpportunities}`;
+        let page = pageCache.get(pageKey);
+        if (!page || page.marker !== marker || nowMs - page.at >= PAGE_TTL_MS || nowMs < page.at) {
+          const built = await decisionsPage(db, {
+            nowMs,
+            limit: q.limit,
+            cursor,
+            cursorText: q.cursor || null,
+            keyId,
+            matchesNothing,
+            includeOpportunities: q.includeOpportunities,
+          });
+          const { pagination } = built.envelope;
+          const { opportunities = [], opportunityCount = 0 } = built.envelope;
+          // jsonl: one decision per line, then one opportunity per line (marked `recordType: "opportunity"`).
+          const body = lines
+            ? [...built.rows.map((row) => decisionRecord(row)), ...opportunities.map((o) => ({ recordType: 'opportunity', ...o }))].map((r) => `${JSON.stringify(r)}\n`).join('')
+            : JSON.stringify(built.envelope);
+          // Every record the dataset covers: decisions, plus opportunities when asked for.
+          page = { at: nowMs, marker, body, etag: strongEtag(body), count: built.envelope.count + opportunityCount, hasMore: pagination.hasMore, nextCursor: pagination.nextCursor ?? '' };
+          if (pageCache.size >= PAGE_CACHE_MAX) pageCache.clear();
+          pageCache.set(pageKey, page);
+        }
         reply.header('cache-control', CACHE.decisions);
-        // Every record the dataset covers: decisions, plus opportunities when asked for.
-        reply.header('x-total-count', String(page.envelope.count + opportunityCount));
-        reply.header('x-has-more', String(pagination.hasMore));
-        reply.header('x-next-cursor', pagination.nextCursor ?? '');
-        // Stored records (jsonb) and cached rows are loosely typed; the response check holds them to the schema.
-        if (!lines) return page.envelope as Static<typeof DecisionsResponse>;
-        // One decision per line, then one opportunity per line (marked `recordType: "opportunity"`),
-        // serialized as the stream is read (in chunks of lines, not one write per row).
-        const rows = page.rows;
-        const stream = Readable.from(
-          (function* () {
-            for (let i = 0; i < rows.length; i += LINES_PER_CHUNK) {
-              yield rows.slice(i, i + LINES_PER_CHUNK).map((row) => `${JSON.stringify(decisionRecord(row))}\n`).join('');
-            }
-            for (let i = 0; i < opportunities.length; i += LINES_PER_CHUNK) {
-              const chunk = opportunities.slice(i, i + LINES_PER_CHUNK);
-              yield chunk.map((o) => `${JSON.stringify({ recordType: 'opportunity', ...o })}\n`).join('');
-            }
-          })(),
-        );
-        return (reply as FastifyReply).type('application/x-ndjson').send(stream);
+        reply.header('x-total-count', String(page.count));
+        reply.header('x-has-more', String(page.hasMore));
+        reply.header('x-next-cursor', page.nextCursor);
+        if (answerNotModified(request, reply, page.etag)) return reply;
+        if (!lines) return sendJsonText(reply, page.body);
+        return reply.type('application/x-ndjson').send(page.body as never);
       },
     );
 

@@ -5,6 +5,7 @@ import { BOARD_WINDOWS, DEFAULT_WINDOW } from '../../../arena/windows.js';
 import { ArenaBoards } from '../../../services/arena-board.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
+import { answerNotModified, sendJsonText, weakEtag } from '../../hot-responses.js';
 import { StringEnum } from '../../schemas.js';
 import { CACHE, HandleParam, publicErrors, tags } from './schemas.js';
 import { LeaderboardResponse, ProfileResponse } from '../../responses/arena.js';
@@ -30,8 +31,10 @@ export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.
       async (request, reply) => {
         const { page, pageSize, window } = request.query;
         reply.header('cache-control', CACHE.leaderboard);
-        // Stored records (jsonb) and cached rows are loosely typed; the response check holds them to the schema.
-        return (await boards.leaderboard(window, page, pageSize)) as Static<typeof LeaderboardResponse>;
+        // Serialized once per board state, page and minute; only asOf is per request.
+        const cached = await boards.leaderboardText(window, page, pageSize);
+        if (answerNotModified(request, reply, weakEtag('arena', cached.tag))) return reply;
+        return sendJsonText(reply, `${cached.head},"asOf":${JSON.stringify(new Date(ctx.clock.now()).toISOString())}}`);
       },
     );
 

@@ -4,6 +4,7 @@ import { FIAT_CURRENCIES } from '../../../marketdata/sim/fiat.js';
 import type { Money } from '../../../pm/views.js';
 import { venueById } from '../../../pm/venues.js';
 import { invalidRequest, notFound } from '../../errors.js';
+import { answerNotModified, strongEtag } from '../../hot-responses.js';
 import { ErrorBody } from '../../schemas.js';
 
 export const TAG = 'prediction-markets';
@@ -36,10 +37,10 @@ export function venuePath(raw: string): string {
 
 /** A short-lived cache of serialized public responses, keyed by route and normalized query. */
 export class ResponseCache {
-  private readonly entries = new Map<string, { body: string; expiresAt: number; sources: string }>();
+  private readonly entries = new Map<string, { body: string; etag: string; expiresAt: number; sources: string }>();
   constructor(private readonly maxEntries = 2000) {}
 
-  get(key: string, nowMs: number): { body: string; sources: string } | null {
+  get(key: string, nowMs: number): { body: string; etag: string; sources: string } | null {
     const e = this.entries.get(key);
     if (!e) return null;
     if (e.expiresAt <= nowMs || e.expiresAt - nowMs > 3_600_000) {
@@ -49,9 +50,12 @@ export class ResponseCache {
     return e;
   }
 
-  set(key: string, body: string, sources: string, nowMs: number, ttlMs: number): void {
+  /** Caches the body with its ETag (hashed once here) and returns the ETag. */
+  set(key: string, body: string, sources: string, nowMs: number, ttlMs: number): string {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { body, sources, expiresAt: nowMs + ttlMs });
+    const etag = strongEtag(body);
+    this.entries.set(key, { body, etag, sources, expiresAt: nowMs + ttlMs });
+    return etag;
   }
 
   clear(): void {
@@ -59,12 +63,13 @@ export class ResponseCache {
   }
 }
 
-export function sendCached(reply: FastifyReply, body: string, sources: string, maxAgeSeconds: number): FastifyReply {
-  return reply
+/** Sends a serialized public body with its ETag; 304 without a body when If-None-Match names it. */
+export function sendCached(reply: FastifyReply, body: string, sources: string, maxAgeSeconds: number, etag = strongEtag(body)): FastifyReply {
+  reply
     .header('Cache-Control', `public, max-age=${maxAgeSeconds}`)
-    .header('X-Data-Attribution', sources ? `venue data: ${sources}; compiled by Paper Arena` : 'Paper Arena')
-    .type('application/json; charset=utf-8')
-    .send(body);
+    .header('X-Data-Attribution', sources ? `venue data: ${sources}; compiled by Paper Arena` : 'Paper Arena');
+  if (answerNotModified(reply.request, reply, etag)) return reply;
+  return reply.type('application/json; charset=utf-8').send(body);
 }
 
 export function sourcesHeader(ids: Iterable<string>): string {
@@ -81,11 +86,11 @@ export function cachedResponder(cache: ResponseCache, nowMs: () => number) {
   ): Promise<FastifyReply> => {
     const now = nowMs();
     const hit = cache.get(key, now);
-    if (hit) return sendCached(reply, hit.body, hit.sources, Math.round(ttlMs / 1000));
+    if (hit) return sendCached(reply, hit.body, hit.sources, Math.round(ttlMs / 1000), hit.etag);
     const { body, sources } = await build();
     const text = JSON.stringify(body);
     const names = sourcesHeader(sources);
-    cache.set(key, text, names, now, ttlMs);
-    return sendCached(reply, text, names, Math.round(ttlMs / 1000));
+    const etag = cache.set(key, text, names, now, ttlMs);
+    return sendCached(reply, text, names, Math.round(ttlMs / 1000), etag);
   };
 }

@@ -1,0 +1,139 @@
+/**
+ * One round trip for an account read: the key's book (cash partitions) with whatever else the
+ * route needs, each part a JSON sub-select over the same wallet row. Every part reads through
+ * an index bounded by what is open or held now (or a running total), never by past orders.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import { Decimal } from '../domain/money.js';
+import type { Wallet } from './books-repo.js';
+import { queryRows, type Queryable } from './db.js';
+import type { HoldingRow } from './holdings-repo.js';
+
+/** A JSON-valued SQL expression over the outer wallet row `w` (columns `w.id`, `w.key_id`). */
+export type BookPart = SQL;
+
+export interface BookRead<P extends string> {
+  wallet: Wallet;
+  parts: Record<P, unknown>;
+}
+
+/** The book of `keyId` with each named part; null when the key has no book yet. */
+export async function readBook<P extends string>(db: Queryable, keyId: number, parts: Record<P, BookPart>): Promise<BookRead<P> | null> {
+  const names = Object.keys(parts) as P[];
+  const columns = names.map((name) => sql`, ${parts[name]} as ${sql.identifier(name)}`);
+  const [row] = await queryRows<Record<string, unknown>>(
+    db,
+    sql`select w.id, w.key_id as "keyId", w.cash_available::text as available, w.cash_frozen::text as frozen,
+               w.cash_frozen_pm::text as "frozenPm", w.cash_frozen_futures::text as "frozenFutures"${sql.join(columns, sql``)}
+        from wallets w where w.key_id = ${keyId}`,
+  );
+  if (!row) return null;
+  const wallet: Wallet = {
+    id: Number(row.id),
+    keyId: Number(row.keyId),
+    available: new Decimal(row.available as string),
+    frozen: new Decimal(row.frozen as string),
+    frozenPm: new Decimal(row.frozenPm as string),
+    frozenFutures: new Decimal(row.frozenFutures as string),
+  };
+  const out = {} as Record<P, unknown>;
+  for (const name of names) out[name] = row[name];
+  return { wallet, parts: out };
+}
+
+/** A part that is always null (a route's optional part, not asked for). */
+export const noPart: BookPart = sql`null`;
+
+/** Every coin the book holds (available or frozen), by coin id. */
+export const holdingsPart: BookPart = sql`coalesce((
+  select json_agg(json_build_object('coinId', h.coin_id, 'available', h.available::text, 'frozen', h.frozen::text,
+                                    'avgCostUsd', h.avg_cost_usd::text) order by h.coin_id)
+  from holdings h where h.wallet_id = w.id and (h.available > 0 or h.frozen > 0)), '[]'::json)`;
+
+export function toHoldings(part: unknown): HoldingRow[] {
+  return (part as { coinId: string; available: string; frozen: string; avgCostUsd: string }[]).map((h) => ({
+    coinId: h.coinId,
+    available: new Decimal(h.available),
+    frozen: new Decimal(h.frozen),
+    avgCostUsd: new Decimal(h.avgCostUsd),
+  }));
+}
+
+/** One coin of the book (null when it never held it). */
+export function holdingPart(coinId: string): BookPart {
+  return sql`(select json_build_object('available', h.available::text, 'frozen', h.frozen::text, 'avgCostUsd', h.avg_cost_usd::text)
+              from holdings h where h.wallet_id = w.id and h.coin_id = ${coinId})`;
+}
+
+/** Resting spot orders (open, triggered), most recently changed first (partial index on key + resting). */
+export function restingOrdersPart(limit: number): BookPart {
+  return sql`coalesce((select json_agg(o) from (
+    select id, side, order_type as "orderType", coin_id as "coinId", symbol, limit_price::text as "limitPrice",
+           stop_price::text as "stopPrice", quantity::text as quantity, status
+    from spot_orders where key_id = w.key_id and status in ('open', 'triggered')
+    order by updated_at desc, id desc limit ${limit}) o), '[]'::json)`;
+}
+
+export interface RestingOrderPart {
+  id: number;
+  side: 'buy' | 'sell';
+  orderType: 'limit' | 'stop';
+  coinId: string;
+  symbol: string | null;
+  limitPrice: string;
+  stopPrice: string | null;
+  quantity: string;
+  status: string;
+}
+
+/** The running totals the triggers of migration 0011 keep (zeros for a key without trades). */
+export const accountTotalsPart: BookPart = sql`(
+  select json_build_object(
+    'tradeRows', coalesce(max(t.trade_rows), 0), 'ordersPlaced', coalesce(max(t.orders_placed), 0),
+    'decidedTrades', coalesce((select sum(decided_count) from account_venue_totals v where v.key_id = w.key_id), 0),
+    'wins', coalesce((select sum(win_count) from account_venue_totals v where v.key_id = w.key_id), 0))
+  from account_totals t where t.key_id = w.key_id)`;
+
+export interface AccountTotalsPart {
+  tradeRows: number;
+  ordersPlaced: number;
+  decidedTrades: number;
+  wins: number;
+}
+
+export function toAccountTotals(part: unknown): AccountTotalsPart {
+  const p = (part ?? {}) as Record<string, unknown>;
+  return {
+    tradeRows: Number(p.tradeRows ?? 0),
+    ordersPlaced: Number(p.ordersPlaced ?? 0),
+    decidedTrades: Number(p.decidedTrades ?? 0),
+    wins: Number(p.wins ?? 0),
+  };
+}
+
+/** Per requested day (YYYY-MM-DD): the latest equity snapshot on or before it, or null. */
+export function windowStartsPart(days: string[]): BookPart {
+  if (days.length === 0) return sql`'[]'::json`;
+  const starts = days.map(
+    (d) => sql`(select s.usd_value::text from equity_snapshots s where s.key_id = w.key_id and s.day <= ${d}::date order by s.day desc limit 1)`,
+  );
+  return sql`json_build_array(${sql.join(starts, sql`, `)})`;
+}
+
+/** Daily equity snapshots from `fromDay` on, oldest first. */
+export function snapshotsPart(fromDay: string): BookPart {
+  return sql`coalesce((select json_agg(json_build_object('day', to_char(s.day, 'YYYY-MM-DD'), 'usdValue', s.usd_value::text) order by s.day)
+              from equity_snapshots s where s.key_id = w.key_id and s.day >= ${fromDay}::date), '[]'::json)`;
+}
+
+/** Open futures positions of the book's key (unique partial index on key + coin where open). */
+export const openFuturesPart: BookPart = sql`coalesce((
+  select json_agg(json_build_object('coinId', p.coin_id, 'side', p.side, 'entryPrice', p.entry_price::text, 'sizeCoin', p.size_coin::text))
+  from futures_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`;
+
+/** Open PM positions of the book's key with the backed outcome's YES probability now (null when unreadable). */
+export const openPmPart: BookPart = sql`coalesce((
+  select json_agg(json_build_object('side', p.side, 'stakeMusd', p.stake_musd::text, 'sharesMusd', p.shares_musd::text,
+    'outcomeProbability', (select (o->>'probability')::float8 from pm_markets m, jsonb_array_elements(m.outcomes) o
+      where m.source = p.source and m.slug = p.event_slug and o->>'externalMarketId' = p.outcome_external_id limit 1)))
+  from pm_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`;
