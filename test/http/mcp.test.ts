@@ -21,7 +21,7 @@ const KEYLESS_TOOLS = [
   'arena_leaderboard', 'arena_agent', 'arena_decisions', 'arena_scorecard', 'competitions_list', 'competition_board',
 ];
 const KEYED_TOOLS = [
-  'market_resolve', 'market_context', 'market_candles',
+  'market_resolve', 'market_context', 'market_candles', 'market_news',
   'account_me', 'account_wallet', 'account_portfolio', 'account_open_orders', 'account_trades', 'account_equity_curve', 'account_performance', 'account_ledger',
   'spot_quote', 'spot_order', 'spot_cancel',
   'futures_quote', 'futures_open', 'futures_close', 'futures_set_sl_tp', 'futures_positions',
@@ -108,6 +108,7 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
     expect(resolved.structuredContent).toMatchObject({ match: { coinId: '1', symbol: 'BTC' } });
     expect(resultJson(await call(client, 'market_context', { coinId: '1' }))).toMatchObject({ coin: { symbol: 'BTC' } });
     expect(resultJson(await call(client, 'account_me'))).toMatchObject({ userId: 'tester' });
+    expect(resultJson(await call(client, 'market_news', { coins: 'btc,eth', hours: 168 }))).toMatchObject({ coins: ['bitcoin', 'ethereum'], mode: 'sim' });
     const quote = { coinId: '1', side: 'buy', quantity: 0.01 };
     const rest = await t.app.inject({ method: 'POST', url: '/api/agent/spot/quote', headers: bearer(key), payload: quote });
     expect(resultJson(await call(client, 'spot_quote', quote))).toMatchObject({ eligible: true, executionPrice: rest.json().executionPrice });
