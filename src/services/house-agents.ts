@@ -21,7 +21,7 @@ import { runIdempotent } from './idempotency.js';
 import { closePosition } from './futures/close.js';
 import { openPosition } from './futures/open.js';
 import { createKey } from './keys.js';
-import { ensureWallet, placeOrder, tradeableCoin, type OrderInput } from './spot-trading.js';
+import { ensureWallet, placeSpotOrder, tradeableCoin, type OrderInput } from './spot-trading.js';
 
 /** The reserved owner of every house key. */
 export const HOUSE_USER_ID = 'house';
@@ -128,11 +128,7 @@ export async function executeHouseOrders(
     };
     try {
       const coin = tradeableCoin(market, order.coinId, 'body.coinId');
-      const result = await runIdempotent(
-        db,
-        { keyId, idempotencyKey: input.idempotencyKey, route: ORDER_ROUTE, body: { ...input } },
-        async (tx) => ({ statusCode: 200, body: await placeOrder(tx, { market, nowMs }, keyId, coin, input) }),
-      );
+      const result = await placeSpotOrder(db, { market, nowMs }, keyId, coin, { ...input }, ORDER_ROUTE);
       outcomes.push({ order, status: result.replay ? 'replayed' : 'filled' });
     } catch (error) {
       outcomes.push({ order, status: 'refused', reason: refusal(error) });
