@@ -255,7 +255,7 @@ export function planJson(plan: WritePlan): Json {
       updated_at: at,
     };
   }
-  if (fx.newPosition) out.newPosition = positionColumns(fx.newPosition);
+  if (fx.newPosition) out.newPosition = { coin_id: fx.newPosition.coinId, ...positionColumns(fx.newPosition) };
   if (fx.trade) {
     const t = fx.trade;
     out.trade = {

@@ -33,18 +33,14 @@ export function futuresSlTpRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
         const key = request.agentKey!;
         const body = request.body;
         request.ledgerNote = { relatedEntityType: 'futures_position', relatedEntityId: body.positionId };
-        const { row, mark } = await retryOnContention(() =>
-          ctx.database.db.transaction(async (tx) => {
-            await setWriteLockTimeout(tx);
-            return setTriggers(tx, ctx.market, ctx.clock.now(), {
-              keyId: key.keyId,
-              positionId: body.positionId,
-              stopLossPrice: body.stopLossPrice,
-              takeProfitPrice: body.takeProfitPrice,
-            });
+        return retryOnContention(() =>
+          setTriggers(ctx.database.db, ctx.market, ctx.clock.now(), {
+            keyId: key.keyId,
+            positionId: body.positionId,
+            stopLossPrice: body.stopLossPrice,
+            takeProfitPrice: body.takeProfitPrice,
           }),
         );
-        return { position: positionView(row, mark) };
       },
     );
   };
