@@ -5,7 +5,7 @@
  */
 import type { CashBucket, Decimal } from './money.js';
 
-export type CreatedRow = 'trade' | 'order' | 'position';
+export type CreatedRow = 'trade' | 'order' | 'position' | 'pm_position';
 /** An id already known, or the id of a row this write creates. */
 export type RowRef = string | { created: CreatedRow };
 
@@ -123,4 +123,6 @@ export interface TradeEffects {
   newPosition?: Omit<PositionRecord, 'id'>;
   positionChange?: { id: number; patch: PositionPatch };
   positionEvents?: PositionEvent[];
+  /** Other new rows by column name (PM positions and their decision records), in order. */
+  rows?: { table: 'pm_positions' | 'arena_decisions'; row: Record<string, unknown>; as?: CreatedRow }[];
 }

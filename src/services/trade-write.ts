@@ -10,7 +10,7 @@
  */
 import { ApiError } from '../http/errors.js';
 import type { Db, Queryable } from '../storage/db.js';
-import { readBook, writeTrade, type BookReadRequest, type BookSnapshot, type IdempotencyClaim, type StoredIdempotency } from '../storage/trade-write-repo.js';
+import { readBook, writeTrade, type WriteOutcome, type BookReadRequest, type BookSnapshot, type IdempotencyClaim, type StoredIdempotency } from '../storage/trade-write-repo.js';
 import type { TradeEffects } from '../domain/trade-effects.js';
 import { intentHash, replayOf, type IdempotentCall } from './idempotency.js';
 
@@ -46,8 +46,10 @@ export interface TradeWriteResult<R> {
   replay: boolean;
   /** Undefined on a replay (nothing was decided). */
   result?: R;
-  ids?: { trade?: number; order?: number; position?: number };
+  ids?: WriteIds;
 }
+
+type WriteIds = Extract<WriteOutcome, { outcome: 'applied' }>['ids'];
 
 const LOCKED_ATTEMPTS = 2;
 

@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { Decimal, STARTING_CASH_MUSD } from '../domain/money.js';
 import type { Holding } from '../domain/spot.js';
-import type { PositionEvent, PositionPatch, PositionRecord, RowRef, TradeEffects } from '../domain/trade-effects.js';
+import type { CreatedRow, PositionEvent, PositionPatch, PositionRecord, RowRef, TradeEffects } from '../domain/trade-effects.js';
 import type { Wallet } from './books-repo.js';
 import { queryRows, type Queryable } from './db.js';
 import type { SpotOrderRow } from './spot-orders-repo.js';
@@ -142,7 +142,7 @@ export interface IdempotencyClaim {
   statusCode: number;
   response: Record<string, unknown>;
   /** Where the response holds the id of a row this write creates. */
-  idPaths: { path: string[]; from: 'trade' | 'order' | 'position' }[];
+  idPaths: { path: string[]; from: CreatedRow }[];
 }
 
 export interface WritePlan {
@@ -154,7 +154,7 @@ export interface WritePlan {
 }
 
 export type WriteOutcome =
-  | { outcome: 'applied'; ids: { trade?: number; order?: number; position?: number } }
+  | { outcome: 'applied'; ids: Partial<Record<CreatedRow, number>> }
   | { outcome: 'stale'; row: string }
   | { outcome: 'exists'; record: StoredIdempotency };
 
@@ -255,6 +255,7 @@ export function planJson(plan: WritePlan): Json {
       updated_at: at,
     };
   }
+  if (fx.rows) out.rows = fx.rows;
   if (fx.newPosition) out.newPosition = { coin_id: fx.newPosition.coinId, ...positionColumns(fx.newPosition) };
   if (fx.trade) {
     const t = fx.trade;

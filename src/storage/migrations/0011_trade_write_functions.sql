@@ -71,8 +71,8 @@ $$;
 -- plan: walletId, keyId, guards {wallet, holding {coinId, version}, spotOrder {id, version},
 -- position {id, version}} (version null = the row must still be absent), lockTimeoutMs,
 -- idempotency {key, route, requestHash, statusCode, response, idPaths [{path, from}]},
--- and the effects: newSpotOrder, newPosition, trade, spotOrderUpdate, positionUpdate,
--- cash [postings], holdings [moves], futuresEvents [rows]. Row objects use column names;
+-- and the effects: newSpotOrder, newPosition, rows [{table, row, as}], trade, spotOrderUpdate,
+-- positionUpdate, cash [postings], holdings [moves], futuresEvents [rows]. Row objects use column names;
 -- `$refs` names ids created earlier in this call.
 -- Answers {outcome: applied, ids} | {outcome: stale} | {outcome: exists, record}.
 CREATE OR REPLACE FUNCTION paper_trade_write(plan jsonb) RETURNS jsonb
@@ -87,6 +87,9 @@ DECLARE
   e jsonb;
   idem jsonb := plan->'idempotency';
   v_response jsonb;
+  v_row jsonb;
+  v_cols text;
+  v_sel text;
 BEGIN
   IF plan ? 'lockTimeoutMs' THEN
     PERFORM set_config('lock_timeout', (plan->>'lockTimeoutMs') || 'ms', true);
@@ -157,6 +160,18 @@ BEGIN
       RETURNING id INTO v_id;
     v_ids := v_ids || jsonb_build_object('position', v_id);
   END IF;
+
+  -- other new rows, by column name: {table, row, as (the name its id is referred to by)}
+  FOR e IN SELECT x.value FROM jsonb_array_elements(coalesce(plan->'rows', '[]'::jsonb)) AS x(value) LOOP
+    IF e->>'table' NOT IN ('pm_positions', 'arena_decisions') THEN
+      RAISE EXCEPTION 'paper_trade_write: rows of % are not written here', e->>'table';
+    END IF;
+    v_row := paper_resolve_refs(e->'row', v_ids);
+    SELECT string_agg(format('%I', k), ', '), string_agg(format('r.%I', k), ', ') INTO v_cols, v_sel FROM jsonb_object_keys(v_row) AS k;
+    EXECUTE format('INSERT INTO %I (%s) SELECT %s FROM jsonb_populate_record(null::%I, $1) r RETURNING id', e->>'table', v_cols, v_sel, e->>'table')
+      INTO v_id USING v_row;
+    IF e ? 'as' THEN v_ids := v_ids || jsonb_build_object(e->>'as', v_id); END IF;
+  END LOOP;
 
   IF plan ? 'trade' THEN
     INSERT INTO closed_trades (key_id, wallet_id, venue, side, coin_id, symbol, market, outcome, realized_pnl, closed_at, ref_type, ref_id, detail)
