@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { quoteFutures } from '../../../services/futures/quote.js';
 import { tradeableCoin } from '../../../services/spot-trading.js';
 import type { AppContext } from '../../context.js';
-import { notFound } from '../../errors.js';
 import { agentErrors, OpenObject, StrictBody } from '../../schemas.js';
 import { AgentTrace, CoinId, FuturesSideSchema, futuresErrors, Leverage, Margin } from './futures-schemas.js';
 

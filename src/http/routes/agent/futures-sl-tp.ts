@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { setTriggers } from '../../../services/futures/sl-tp.js';
-import { positionView } from '../../../services/futures/view.js';
-import { setWriteLockTimeout } from '../../../storage/futures-repo.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, StrictBody } from '../../schemas.js';
 import { AgentTrace, futuresErrors, PositionEnvelope, PositionId, retryOnContention, TriggerPrice } from './futures-schemas.js';
