@@ -28,17 +28,21 @@ DECLARE
   w wallets%ROWTYPE;
   result jsonb;
 BEGIN
-  INSERT INTO wallets (key_id, cash_available) VALUES (v_key, (req->>'startingCash')::numeric)
-    ON CONFLICT (key_id) DO NOTHING RETURNING id INTO v_created;
-  IF v_created IS NOT NULL THEN
-    INSERT INTO journal_postings (wallet_id, coin_id, bucket, amount, reason)
-      VALUES (v_created, '825', 'available', (req->>'startingCash')::numeric, 'funding');
-  END IF;
-  IF coalesce((req->>'lock')::boolean, false) THEN
-    SELECT * INTO w FROM wallets WHERE key_id = v_key FOR UPDATE;
-  ELSE
-    SELECT * INTO w FROM wallets WHERE key_id = v_key;
-  END IF;
+  FOR attempt IN 1..2 LOOP
+    IF coalesce((req->>'lock')::boolean, false) THEN
+      SELECT * INTO w FROM wallets WHERE key_id = v_key FOR UPDATE;
+    ELSE
+      SELECT * INTO w FROM wallets WHERE key_id = v_key;
+    END IF;
+    EXIT WHEN FOUND;
+    -- first use: create and fund the book (concurrent first uses fund it once)
+    INSERT INTO wallets (key_id, cash_available) VALUES (v_key, (req->>'startingCash')::numeric)
+      ON CONFLICT (key_id) DO NOTHING RETURNING id INTO v_created;
+    IF v_created IS NOT NULL THEN
+      INSERT INTO journal_postings (wallet_id, coin_id, bucket, amount, reason)
+        VALUES (v_created, '825', 'available', (req->>'startingCash')::numeric, 'funding');
+    END IF;
+  END LOOP;
   result := jsonb_build_object('wallet', paper_row_json(to_jsonb(w)) || jsonb_build_object('version', md5(w::text)));
   IF req ? 'coinId' THEN
     result := result || jsonb_build_object('holding',
