@@ -21,7 +21,7 @@ import { testConfig } from '../src/config/env.js';
 import type { CoinRef } from '../src/domain/coin-ref.js';
 import type { MarketFeed, PriceObservation } from '../src/marketdata/feed.js';
 import { checkBooks } from '../src/services/doctor.js';
-import { openPosition } from '../src/services/futures/open.js';
+import { openFuturesPosition } from '../src/services/futures/open.js';
 import { sweepFuturesRisk } from '../src/services/futures/risk-sweep.js';
 import { createKey } from '../src/services/keys.js';
 import type { Database } from '../src/storage/db.js';
@@ -127,7 +127,7 @@ async function runEngine(engine: string, database: Database): Promise<EngineFigu
     );
     const jobs: { keyId: number; coin: CoinRef }[] = [];
     for (const h of holders) for (const coin of market.coins) if (jobs.length < POSITIONS) jobs.push({ keyId: h.keyId, coin });
-    // seeding is not what is measured: many opens per transaction, a few transactions at once on PostgreSQL
+    // seeding is not what is measured: a few writers at once on PostgreSQL
     const chunk = 100;
     const parallel = engine === 'postgres' ? 4 : 1;
     const chunks: (typeof jobs)[] = [];
@@ -135,9 +135,12 @@ async function runEngine(engine: string, database: Database): Promise<EngineFigu
     for (let i = 0; i < chunks.length; i += parallel) {
       await Promise.all(
         chunks.slice(i, i + parallel).map((part) =>
-          database.db.transaction(async (tx) => {
-            for (const j of part) await openPosition(tx, market, Date.now(), { keyId: j.keyId, coin: j.coin, side: 'long', leverage: 10, marginMusd: 10 });
-          }),
+          (async () => {
+            for (const j of part) {
+              const intent = { keyId: j.keyId, coin: j.coin, side: 'long' as const, leverage: 10, marginMusd: 10, idempotencyKey: `seed-${j.keyId}-${j.coin.coinId}` };
+              await openFuturesPosition(database.db, market, Date.now(), intent, { route: 'bench seed', body: { ...intent, coin: j.coin.coinId } });
+            }
+          })(),
         ),
       );
     }

@@ -107,7 +107,7 @@ async function runEngine(engine: string, database: Database): Promise<Figures> {
     );
     const openSeconds = (performance.now() - t0) / 1000;
 
-    // 2. seed POSITIONS on one market (not measured): 100 per key, one transaction per key
+    // 2. seed POSITIONS on one market (not measured): 100 per key
     const seedStart = performance.now();
     const holders = await Promise.all(
       Array.from({ length: Math.ceil(POSITIONS / PER_KEY) }, (_, i) => createKey(database.db, { userId: 'bench', agentName: `holder-${i}`, scopes: ['trade:pm'] })),
@@ -116,21 +116,23 @@ async function runEngine(engine: string, database: Database): Promise<Figures> {
     let seeded = 0;
     for (let i = 0; i < holders.length; i += parallel) {
       await Promise.all(
-        holders.slice(i, i + parallel).map((h) =>
-          database.db.transaction(async (tx) => {
+        holders.slice(i, i + parallel).map((h, k) =>
+          (async () => {
             for (let j = 0; j < PER_KEY && seeded < POSITIONS; j += 1) {
               seeded += 1;
-              await openPmPosition(tx, database, systemClock, {
+              const input = {
                 keyId: h.keyId,
                 source: 'polymarket',
                 slug: 'bench-settle',
                 outcomeExternalMarketId: 'bench-settle-yes',
-                side: j % 2 === 0 ? 'yes' : 'no',
+                side: j % 2 === 0 ? ('yes' as const) : ('no' as const),
                 stakeMusd: 10,
                 forecastProbability: 55,
-              });
+              };
+              const idempotencyKey = `seed-${h.keyId}-${j}`;
+              await openPmPosition(database, systemClock, input, { agentName: `holder-${i + k}`, agentModel: null }, { idempotencyKey, route: 'bench seed', body: { ...input, idempotencyKey } });
             }
-          }),
+          })(),
         ),
       );
     }

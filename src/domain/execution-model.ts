@@ -29,7 +29,8 @@ export const SPOT_SPREAD_UNRANKED_BPS = 30;
 export const EXECUTION_ASSUMPTIONS: readonly string[] = [
   'taker fee on notional for every spot and futures fill',
   'spot market orders fill at mid plus half the modeled spread plus size-scaled slippage (minus for sells)',
-  'limit and stop-limit spot orders fill at their limit price with the fee only, when the market trades through it',
+  'a marketable spot limit (a buy at or above the executable buy price of a market order now, a sell at or below the executable sell price) and a stop-limit triggered in that state execute at once as a taker at the market execution price (spread, slippage, fee), never worse than the limit',
+  'a non-marketable limit or stop-limit rests and fills at its limit price with the fee only, when the market trades through it',
   'no partial fills',
   'funding is not modeled: no funding is charged or paid',
   'order-book depth, latency and market impact are not modeled',

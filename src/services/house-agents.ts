@@ -1,6 +1,6 @@
 /**
  * House (demo) agents: built-in strategy agents that trade spot through the same service
- * functions as `POST /api/agent/spot/order` (runIdempotent + placeOrder), pay the same costs
+ * functions as `POST /api/agent/spot/order` (placeSpotOrder), pay the same costs
  * and write the same trade log, so a fresh install shows a living Arena board.
  */
 import { HOUSE_AGENTS, type HouseAgentSpec } from '../arena/house/strategies.js';
@@ -13,15 +13,14 @@ import { FUTURES_OPEN_URL } from '../http/routes/agent/futures-open.js';
 import { ORDER_ROUTE } from '../http/routes/agent/spot.js';
 import type { MarketReads } from '../marketdata/reads.js';
 import type { Database, Db } from '../storage/db.js';
-import { isLockContention, openPositionsOfKey, setWriteLockTimeout } from '../storage/futures-repo.js';
+import { isLockContention, openPositionsOfKey } from '../storage/futures-repo.js';
 import { listHoldings } from '../storage/holdings-repo.js';
 import { claimHouseAgent, listHouseAgents, listHouseStrategies, markHouseStep, type HouseAgentRow } from '../storage/house-repo.js';
 import type { Job } from '../workers/scheduler.js';
-import { runIdempotent } from './idempotency.js';
-import { closePosition } from './futures/close.js';
-import { openPosition } from './futures/open.js';
+import { closeFuturesPosition } from './futures/close.js';
+import { openFuturesPosition } from './futures/open.js';
 import { createKey } from './keys.js';
-import { ensureWallet, placeOrder, tradeableCoin, type OrderInput } from './spot-trading.js';
+import { ensureWallet, placeSpotOrder, tradeableCoin, type OrderInput } from './spot-trading.js';
 
 /** The reserved owner of every house key. */
 export const HOUSE_USER_ID = 'house';
@@ -128,11 +127,7 @@ export async function executeHouseOrders(
     };
     try {
       const coin = tradeableCoin(market, order.coinId, 'body.coinId');
-      const result = await runIdempotent(
-        db,
-        { keyId, idempotencyKey: input.idempotencyKey, route: ORDER_ROUTE, body: { ...input } },
-        async (tx) => ({ statusCode: 200, body: await placeOrder(tx, { market, nowMs }, keyId, coin, input) }),
-      );
+      const result = await placeSpotOrder(db, { market, nowMs }, keyId, coin, { ...input }, ORDER_ROUTE);
       outcomes.push({ order, status: result.replay ? 'replayed' : 'filled' });
     } catch (error) {
       outcomes.push({ order, status: 'refused', reason: refusal(error) });
@@ -170,18 +165,16 @@ export async function executeHouseFuturesOrders(
         const coin = tradeableCoin(market, order.coinId, 'body.coinId');
         const { kind: _k, reason: _r, ...fields } = order;
         const idempotencyKey = `house-${tick}-open-${order.coinId}`;
-        ({ replay } = await runIdempotent(db, { keyId, idempotencyKey, route: `POST ${FUTURES_OPEN_URL}`, body: { ...fields, idempotencyKey } }, async (tx) => {
-          await setWriteLockTimeout(tx);
-          const opened = await openPosition(tx, market, nowMs, { keyId, coin, ...fields });
-          return { statusCode: opened.statusCode, body: { positionId: opened.row.id } };
+        ({ replay } = await openFuturesPosition(db, market, nowMs, { keyId, coin, ...fields, idempotencyKey }, {
+          route: `POST ${FUTURES_OPEN_URL}`,
+          body: { ...fields, idempotencyKey },
         }));
       } else {
         const idempotencyKey = `house-${tick}-close-${order.positionId}`;
         const body = { positionId: order.positionId, fraction: 1, idempotencyKey };
-        ({ replay } = await runIdempotent(db, { keyId, idempotencyKey, route: `POST ${FUTURES_CLOSE_URL}`, body }, async (tx) => {
-          await setWriteLockTimeout(tx);
-          await closePosition(tx, market, nowMs, { keyId, positionId: order.positionId, fraction: 1 });
-          return { statusCode: 200, body: { positionId: order.positionId } };
+        ({ replay } = await closeFuturesPosition(db, market, nowMs, { keyId, positionId: order.positionId, fraction: 1, idempotencyKey }, {
+          route: `POST ${FUTURES_CLOSE_URL}`,
+          body,
         }));
       }
       outcomes.push({ order, status: replay ? 'replayed' : 'filled' });

@@ -41,21 +41,29 @@ export async function runIdempotent(
       route: call.route,
       requestHash,
     });
-    if (existing) {
-      if (existing.requestHash !== requestHash || existing.statusCode === null) {
-        throw new ApiError(409, 'idempotency_key_conflict', 'this idempotencyKey was already used for a different request', {
-          field: 'idempotencyKey',
-        });
-      }
-      return {
-        // A replay did not create anything: 201 (created) is answered as 200.
-        statusCode: existing.statusCode === 201 ? 200 : existing.statusCode,
-        body: { ...(existing.response as Record<string, unknown>), idempotentReplay: true },
-        replay: true,
-      };
-    }
+    if (existing) return { ...replayOf(existing, requestHash), replay: true };
     const result = await effect(tx);
     await completeIdempotencyRecord(tx, call.keyId, call.idempotencyKey, { statusCode: result.statusCode, response: result.body });
     return { ...result, replay: false };
   });
+}
+
+/**
+ * The stored answer of a (key, idempotencyKey) already used: replayed when the intent is the
+ * same, 409 when it differs (or the record is unfinished).
+ */
+export function replayOf(
+  existing: { requestHash: string; statusCode: number | null; response: unknown },
+  requestHash: string,
+): EffectResult {
+  if (existing.requestHash !== requestHash || existing.statusCode === null) {
+    throw new ApiError(409, 'idempotency_key_conflict', 'this idempotencyKey was already used for a different request', {
+      field: 'idempotencyKey',
+    });
+  }
+  return {
+    // A replay did not create anything: 201 (created) is answered as 200.
+    statusCode: existing.statusCode === 201 ? 200 : existing.statusCode,
+    body: { ...(existing.response as Record<string, unknown>), idempotentReplay: true },
+  };
 }

@@ -9,10 +9,10 @@ import { Decimal } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
 import { readVenueMarket, type VenueMarketRead } from '../pm/api.js';
 import { decisionSupport, type DecisionSupport } from '../pm/decision-support.js';
-import { recordDecision, type DecisionRow } from '../storage/arena-decisions-repo.js';
-import { lockWallet, postCash } from '../storage/books-repo.js';
-import type { Database, Tx } from '../storage/db.js';
-import { insertPmPosition, type PmPositionRow } from '../storage/pm-positions-repo.js';
+import { decisionInsertRow, recordDecision } from '../storage/arena-decisions-repo.js';
+import type { Database } from '../storage/db.js';
+import type { PmPositionRow } from '../storage/pm-positions-repo.js';
+import { runTradeWrite } from './trade-write.js';
 import type { Clock } from '../util/clock.js';
 
 export interface PmQuoteInput {
@@ -179,69 +179,101 @@ export function refusalKind(statusCode: number, blockReasons: string[] | undefin
   return 'execution_rejected';
 }
 
+/** Column names of a row object (camelCase keys → snake_case). */
+const columnsOf = (row: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+
 /**
- * Opens a position inside the caller's (idempotent) transaction: re-reads the market, runs
- * the floor first, then shape and quality gates and cash; moves the stake to `frozenPm`,
- * writes the row and its `opened` decision. Every refusal is a 422 `mock_entry_blocked`.
+ * Opens a position, idempotent by (key, idempotencyKey): reads the market, then one read of
+ * the book (with the prior record), the gates (floor first, then shape, quality and cash),
+ * and one write: the stake to `frozenPm`, the row and its `opened` decision together.
+ * Every refusal is a 422 `mock_entry_blocked`.
  */
-export async function openPmPosition(tx: Tx, database: Database, clock: Clock, input: PmOpenInput): Promise<{ row: PmPositionRow; decision: DecisionRow }> {
+export async function openPmPosition(
+  database: Database,
+  clock: Clock,
+  input: PmOpenInput,
+  key: { agentName: string | null; agentModel: string | null },
+  idempotency: { idempotencyKey: string; route: string; body: Record<string, unknown> },
+): Promise<{ statusCode: number; body: Record<string, unknown>; replay: boolean }> {
   const nowMs = clock.now();
-  // readVenueMarket only reads `database.db`: pointing it at the transaction re-reads inside it.
-  const market = await loadMarketOr404({ ...database, db: tx as unknown as Database['db'] }, clock, input.source, input.slug);
-  const p = pricePm(market, input, nowMs);
+  // read before the book; a missing event answers 404 only when this is not a replay
+  const market = await readVenueMarket(database, clock, input.source, input.slug);
   const refuse = (reasons: string[]) => blocked(422, 'mock_entry_blocked', reasons, `the PM entry was refused: ${reasons.join(', ')}`);
-  const floor = floorBlockReasons(p.entryProbability, input.minEntryProbabilityPct);
-  if (floor.length > 0) throw refuse(floor);
-  const reasons = [...p.blockReasons, ...p.openBlockReasons];
-  if (!p.fill || p.entryProbability === null) reasons.push('entry_price_unavailable');
-  const wallet = await lockWallet(tx, input.keyId);
-  if (p.stake.gt(wallet.available)) reasons.push('insufficient_usdt_balance');
-  if (reasons.length > 0) throw refuse([...new Set(reasons)]);
-  const fill = p.fill!;
-  const now = new Date(nowMs);
-  const row = await insertPmPosition(tx, {
-    keyId: input.keyId,
-    walletId: wallet.id,
-    source: market.source,
-    eventSlug: market.slug,
-    eventTitle: market.title,
-    outcomeExternalId: p.outcome.externalMarketId,
-    outcomeLabel: p.outcome.name,
-    side: p.side,
-    fillBasis: PM_FILL_BASIS,
-    entryProbability: p.entryProbability!,
-    fillProbability: fill.fillProbability,
-    entryProbSum: market.outcomes.reduce((s, o) => s + o.probability, 0),
-    stakeMusd: p.stake.toString(),
-    sharesMusd: fill.sharesMusd.toDecimalPlaces(8).toString(),
-    feeMusd: fill.feeMusd.toDecimalPlaces(8).toString(),
-    shape: market.kind,
-    marketsCount: market.outcomes.length,
-    entryOutcomesSnapshot: frozenSnapshot(p),
-    freshnessAtEntry: { ...market.freshness },
-    eventStatusAtEntry: market.status,
-    status: 'open',
-    settlementState: 'pending',
-    openedAt: now,
-    createdAt: now,
-    updatedAt: now,
+  const result = await runTradeWrite(database.db, {
+    read: { keyId: input.keyId },
+    idempotency,
+    decide: (book) => {
+      if (!market) throw notFound('event_not_found', `no event ${input.source}/${input.slug}`);
+      const p = pricePm(market, input, nowMs);
+      const floor = floorBlockReasons(p.entryProbability, input.minEntryProbabilityPct);
+      if (floor.length > 0) throw refuse(floor);
+      const reasons = [...p.blockReasons, ...p.openBlockReasons];
+      if (!p.fill || p.entryProbability === null) reasons.push('entry_price_unavailable');
+      if (p.stake.gt(book.wallet.available)) reasons.push('insufficient_usdt_balance');
+      if (reasons.length > 0) throw refuse([...new Set(reasons)]);
+      const fill = p.fill!;
+      const now = new Date(nowMs);
+      const values = {
+        keyId: input.keyId,
+        walletId: book.wallet.id,
+        source: market.source,
+        eventSlug: market.slug,
+        eventTitle: market.title,
+        outcomeExternalId: p.outcome.externalMarketId,
+        outcomeLabel: p.outcome.name,
+        side: p.side,
+        fillBasis: PM_FILL_BASIS,
+        entryProbability: p.entryProbability!,
+        fillProbability: fill.fillProbability,
+        entryProbSum: market.outcomes.reduce((s, o) => s + o.probability, 0),
+        stakeMusd: p.stake.toString(),
+        sharesMusd: fill.sharesMusd.toDecimalPlaces(8).toString(),
+        feeMusd: fill.feeMusd.toDecimalPlaces(8).toString(),
+        shape: market.kind,
+        marketsCount: market.outcomes.length,
+        entryOutcomesSnapshot: frozenSnapshot(p),
+        freshnessAtEntry: { ...market.freshness },
+        eventStatusAtEntry: market.status,
+        status: 'open' as const,
+        settlementState: 'pending' as const,
+        openedAt: now,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const decision = decisionInsertRow(
+        {
+          ...decisionSubject(p, input),
+          keyId: input.keyId,
+          opportunityKind: 'opened',
+          outcomesCount: market.outcomes.length,
+          stakeMusd: p.stake,
+          sharesMusd: new Decimal(values.sharesMusd),
+          createdAtMs: nowMs,
+        },
+        { id: input.keyId, ...key },
+      );
+      const ref = { refType: 'pm_position', refId: { created: 'pm_position' as const } };
+      const row = { ...values, id: 0, voidReason: null, payoutMusd: null, pnlMusd: null, settledAt: null } as PmPositionRow;
+      return {
+        effects: {
+          rows: [
+            { table: 'pm_positions', row: columnsOf(values), as: 'pm_position' },
+            { table: 'arena_decisions', row: { ...decision, $refs: { position_id: 'pm_position' } } },
+          ],
+          cash: [
+            { bucket: 'available', amount: p.stake.negated(), reason: 'pm_stake', ...ref },
+            { bucket: 'frozenPm', amount: p.stake, reason: 'pm_stake', ...ref },
+          ],
+        },
+        statusCode: 201,
+        body: { position: pmPositionView(row) },
+        idPaths: [{ path: ['position', 'id'], from: 'pm_position' }],
+        result: null,
+      };
+    },
   });
-  const refId = String(row.id);
-  await postCash(tx, wallet.id, [
-    { bucket: 'available', amount: p.stake.negated(), reason: 'pm_stake', refType: 'pm_position', refId },
-    { bucket: 'frozenPm', amount: p.stake, reason: 'pm_stake', refType: 'pm_position', refId },
-  ]);
-  const decision = await recordDecision(tx, {
-    ...decisionSubject(p, input),
-    keyId: input.keyId,
-    opportunityKind: 'opened',
-    outcomesCount: market.outcomes.length,
-    stakeMusd: p.stake,
-    sharesMusd: new Decimal(row.sharesMusd),
-    positionId: refId,
-    createdAtMs: nowMs,
-  });
-  return { row, decision };
+  return { statusCode: result.statusCode, body: result.body, replay: result.replay };
 }
 
 /** The decision fields that describe the market and the agent's intent. */

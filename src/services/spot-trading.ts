@@ -1,20 +1,22 @@
 /**
  * Spot paper trading use cases: quote, market and resting orders, cancel, and the fill of
- * a resting order. Every money move happens inside a transaction that holds the book's lock
- * (lockWallet), as cash postings (postCash) and coin postings (postHolding) with a journal row each.
+ * a resting order. Each write reads the book once, decides in src/domain/spot-orders.ts and
+ * writes every effect (postings with their journal rows, trade, order, idempotency record)
+ * in one statement (runTradeWrite).
  */
 import type { CoinRef } from '../domain/coin-ref.js';
-import { EXECUTION_VERSION, executionModel, SPOT_TAKER_FEE_BPS, spotLimitFill, spotSpreadBps, type ExecutionModel } from '../domain/execution-model.js';
+import { EXECUTION_VERSION, executionModel, SPOT_TAKER_FEE_BPS, spotSpreadBps, type ExecutionModel } from '../domain/execution-model.js';
 import { SPOT_STALE_AFTER_SECONDS, spotFreshness, type Freshness } from '../domain/freshness.js';
 import { Decimal, toWire } from '../domain/money.js';
-import { decideMarketOrder, reweightAvgCost, restingFreeze, sellPnl, stopTriggers, type BlockReason, type Side } from '../domain/spot.js';
+import { decideMarketOrder, type BlockReason, type Side } from '../domain/spot.js';
+import { decideCancel, decideRestingFill, decideSpotOrder, isResting, type RestingFillPrice } from '../domain/spot-orders.js';
 import { ApiError, blocked } from '../http/errors.js';
 import type { MarketFeed, PriceObservation } from '../marketdata/feed.js';
-import type { Db, Tx } from '../storage/db.js';
-import { findWallet, lockWallet, postCash, type Wallet } from '../storage/books-repo.js';
-import { getHolding, postHolding } from '../storage/holdings-repo.js';
-import { closeOrder, insertSpotOrder, lockRestingOrder, type SpotOrderRow } from '../storage/spot-orders-repo.js';
-import { insertClosedTrade } from '../storage/trades-repo.js';
+import type { Db } from '../storage/db.js';
+import { findWallet, lockWallet, type Wallet } from '../storage/books-repo.js';
+import type { SpotOrderRow } from '../storage/spot-orders-repo.js';
+import { readBook, type BookSnapshot } from '../storage/trade-write-repo.js';
+import { runTradeWrite, type Decided } from './trade-write.js';
 
 export interface OrderInput {
   coinId: string;
@@ -35,7 +37,7 @@ export function tradeableCoin(market: MarketFeed, coinId: string, field: string)
 }
 
 /** A price the write path may use: known and not past the 120 s stale mark. */
-export function usablePrice(market: MarketFeed, coinId: string, nowMs: number): PriceObservation | null {
+export function usablePrice(market: Pick<MarketFeed, 'price'>, coinId: string, nowMs: number): PriceObservation | null {
   const price = market.price(coinId);
   if (!price || nowMs - price.asOfMs > SPOT_STALE_AFTER_SECONDS * 1000) return null;
   return price;
@@ -68,153 +70,101 @@ export function checkOrderShape(input: OrderInput): void {
 const refuse = (reasons: BlockReason[]) =>
   blocked(400, 'spot_order_blocked', reasons, `order refused: ${reasons.join(', ')}`);
 
-/** Places an order inside runIdempotent's transaction; a refusal throws (and stores nothing). */
-export async function placeOrder(
-  tx: Tx,
-  deps: { market: MarketFeed; nowMs: number },
-  keyId: number,
-  coin: CoinRef,
-  input: OrderInput,
-): Promise<Record<string, unknown>> {
-  const wallet = await lockWallet(tx, keyId);
-  return input.orderType === 'market'
-    ? placeMarketOrder(tx, deps, keyId, wallet, coin, input)
-    : placeRestingOrder(tx, deps, keyId, wallet, coin, input);
+export interface PlacedOrder {
+  statusCode: number;
+  body: Record<string, unknown>;
+  replay: boolean;
 }
 
-async function placeMarketOrder(
-  tx: Tx,
-  deps: { market: MarketFeed; nowMs: number },
+/**
+ * Places an order, idempotent by (key, idempotencyKey): one read of the book, the pure
+ * decision (decideSpotOrder), one write of every effect with the idempotency record.
+ */
+export async function placeSpotOrder(
+  db: Db,
+  deps: { market: MarketReadsForOrders; nowMs: number },
   keyId: number,
-  wallet: Wallet,
   coin: CoinRef,
   input: OrderInput,
-): Promise<Record<string, unknown>> {
-  const price = usablePrice(deps.market, coin.coinId, deps.nowMs);
-  if (!price) throw refuse(['price_unavailable']);
-  const quantity = new Decimal(input.quantity);
-  const holding = await getHolding(tx, wallet.id, coin.coinId);
-  const decision = decideMarketOrder(input.side, new Decimal(price.priceUsd), quantity, coin.rank, wallet.available, holding.available);
-  if (decision.blockReasons.length > 0) throw refuse(decision.blockReasons);
-  const { fill } = decision;
-  const pnl = input.side === 'sell' ? sellPnl(holding.avgCostUsd, fill.executionPrice, quantity, fill.fee) : null;
-  const tradeId = await insertClosedTrade(tx, {
-    keyId,
-    walletId: wallet.id,
-    venue: 'spot',
-    side: input.side,
-    coinId: coin.coinId,
-    symbol: coin.symbol,
-    realizedPnl: pnl,
-    closedAtMs: deps.nowMs,
-    refType: 'spot_fill',
-    detail: {
-      orderType: 'market',
-      quantity: toWire(quantity),
-      executionPrice: toWire(fill.executionPrice),
-      midPrice: price.priceUsd,
-      notionalMusd: toWire(fill.notional),
-      feeMusd: toWire(fill.fee),
-      slippageMusd: toWire(fill.slippageCost),
-      avgCostUsd: input.side === 'sell' ? toWire(holding.avgCostUsd) : null,
-      executionVersion: EXECUTION_VERSION,
-    },
+  route: string,
+): Promise<PlacedOrder> {
+  const result = await runTradeWrite(db, {
+    read: { keyId, coinId: coin.coinId },
+    idempotency: { idempotencyKey: input.idempotencyKey, route, body: input as unknown as Record<string, unknown> },
+    decide: (book) => decideOrderWrite(deps, coin, input, book),
   });
-  const ref = { refType: 'spot_fill', refId: String(tradeId) };
-  if (input.side === 'buy') {
-    await postCash(tx, wallet.id, [{ bucket: 'available', amount: fill.notional.plus(fill.fee).negated(), reason: 'spot_buy', ...ref }]);
-    await postHolding(tx, wallet.id, {
-      coinId: coin.coinId,
-      available: quantity,
-      avgCostUsd: reweightAvgCost(holding, quantity, fill.executionPrice),
-      reason: 'spot_buy',
-      atMs: deps.nowMs,
-      ...ref,
-    });
-  } else {
-    await postHolding(tx, wallet.id, { coinId: coin.coinId, available: quantity.negated(), reason: 'spot_sell', atMs: deps.nowMs, ...ref });
-    await postCash(tx, wallet.id, [{ bucket: 'available', amount: fill.notional.minus(fill.fee), reason: 'spot_sell', ...ref }]);
-  }
-  return {
-    message: `market ${input.side} of ${toWire(quantity)} ${coin.symbol} filled`,
-    orderId: tradeId,
-    summary: {
-      side: input.side,
-      quantity: toWire(quantity),
-      coinId: coin.coinId,
-      executionPrice: toWire(fill.executionPrice),
-      totalCost: toWire(fill.notional),
-      pnl: pnl === null ? null : toWire(pnl),
-      feeUsd: toWire(fill.fee),
-      slippageUsd: toWire(fill.slippageCost),
-      executionModel: fill.model,
-    },
-  };
+  return { statusCode: result.statusCode, body: result.body, replay: result.replay };
 }
 
-async function placeRestingOrder(
-  tx: Tx,
-  deps: { market: MarketFeed; nowMs: number },
-  keyId: number,
-  wallet: Wallet,
-  coin: CoinRef,
-  input: OrderInput,
-): Promise<Record<string, unknown>> {
+type MarketReadsForOrders = Pick<MarketFeed, 'price'>;
+
+function decideOrderWrite(deps: { market: MarketReadsForOrders; nowMs: number }, coin: CoinRef, input: OrderInput, book: BookSnapshot): Decided<null> {
+  const mid = usablePrice(deps.market, coin.coinId, deps.nowMs);
+  const quantity = new Decimal(input.quantity);
+  const limitPrice = input.orderType === 'market' ? null : new Decimal(input.limitPrice!);
+  const stopPrice = input.orderType === 'stop' ? new Decimal(input.stopPrice!) : null;
+  const decision = decideSpotOrder(
+    {
+      coin: { coinId: coin.coinId, symbol: coin.symbol, rank: coin.rank },
+      side: input.side,
+      orderType: input.orderType,
+      quantity,
+      limitPrice,
+      stopPrice,
+      idempotencyKey: input.idempotencyKey,
+      mid: mid ? new Decimal(mid.priceUsd) : null,
+      nowMs: deps.nowMs,
+    },
+    { cashAvailable: book.wallet.available, holding: book.holding! },
+  );
+  if (decision.kind === 'refused') throw refuse(decision.blockReasons);
+  if (decision.kind === 'fill') {
+    const { fill, pnl } = decision;
+    const how = input.orderType === 'market' ? 'market' : `marketable ${input.orderType}`;
+    return {
+      effects: decision.effects,
+      statusCode: 200,
+      idPaths: [{ path: ['orderId'], from: 'trade' }],
+      result: null,
+      body: {
+        message: `${how} ${input.side} of ${toWire(quantity)} ${coin.symbol} filled`,
+        orderId: 0,
+        summary: {
+          side: input.side,
+          quantity: toWire(quantity),
+          coinId: coin.coinId,
+          ...(limitPrice ? { orderType: input.orderType, limitPrice: toWire(limitPrice), marketable: true } : {}),
+          ...(stopPrice ? { stopPrice: toWire(stopPrice) } : {}),
+          executionPrice: toWire(fill.executionPrice),
+          totalCost: toWire(fill.notional),
+          pnl: pnl === null ? null : toWire(pnl),
+          feeUsd: toWire(fill.fee),
+          slippageUsd: toWire(fill.slippageCost),
+          executionModel: fill.model,
+        },
+      },
+    };
+  }
   const orderType = input.orderType as 'limit' | 'stop';
-  const quantity = new Decimal(input.quantity);
-  const limitPrice = new Decimal(input.limitPrice!);
-  const stopPrice = orderType === 'stop' ? new Decimal(input.stopPrice!) : null;
-  const freeze = restingFreeze(input.side, limitPrice, quantity);
-  if (input.side === 'buy' && wallet.available.lessThan(freeze)) throw refuse(['insufficient_usdt_balance']);
-  const holding = input.side === 'sell' ? await getHolding(tx, wallet.id, coin.coinId) : null;
-  if (holding && holding.available.lessThan(quantity)) throw refuse(['insufficient_coin_balance']);
-  // A stop whose trigger the current fresh mark already satisfies rests as a limit at once.
-  const mark = usablePrice(deps.market, coin.coinId, deps.nowMs);
-  const triggeredNow = stopPrice !== null && mark !== null && stopTriggers(input.side, stopPrice, { low: mark.priceUsd, high: mark.priceUsd });
-  const orderId = await insertSpotOrder(tx, {
-    keyId,
-    walletId: wallet.id,
-    coinId: coin.coinId,
-    symbol: coin.symbol,
-    side: input.side,
-    orderType,
-    quantity: quantity.toString(),
-    limitPrice: limitPrice.toString(),
-    stopPrice: stopPrice?.toString() ?? null,
-    status: triggeredNow ? 'triggered' : 'open',
-    frozenAmount: freeze.toString(),
-    idempotencyKey: input.idempotencyKey,
-    atMs: deps.nowMs,
-  });
-  const ref = { refType: 'spot_order', refId: String(orderId) };
-  if (input.side === 'buy') {
-    await postCash(tx, wallet.id, [
-      { bucket: 'available', amount: freeze.negated(), reason: 'spot_order_freeze', ...ref },
-      { bucket: 'frozen', amount: freeze, reason: 'spot_order_freeze', ...ref },
-    ]);
-  } else {
-    await postHolding(tx, wallet.id, {
-      coinId: coin.coinId,
-      available: quantity.negated(),
-      frozen: quantity,
-      reason: 'spot_order_freeze',
-      atMs: deps.nowMs,
-      ...ref,
-    });
-  }
   return {
-    message: `${orderType} ${input.side} of ${toWire(quantity)} ${coin.symbol} resting at ${toWire(limitPrice)}`,
-    // Additive: the id to cancel with (also listed by GET /api/agent/orders/open).
-    restingOrderId: orderId,
-    summary: {
-      side: input.side,
-      quantity: toWire(quantity),
-      coinId: coin.coinId,
-      orderType,
-      limitPrice: toWire(limitPrice),
-      ...(stopPrice ? { stopPrice: toWire(stopPrice), triggered: triggeredNow } : {}),
-      frozenUsd: input.side === 'buy' ? toWire(freeze) : 0,
-      frozenCoin: input.side === 'sell' ? toWire(freeze) : 0,
+    effects: decision.effects,
+    statusCode: 200,
+    idPaths: [{ path: ['restingOrderId'], from: 'order' }],
+    result: null,
+    body: {
+      message: `${orderType} ${input.side} of ${toWire(quantity)} ${coin.symbol} resting at ${toWire(limitPrice!)}`,
+      // Additive: the id to cancel with (also listed by GET /api/agent/orders/open).
+      restingOrderId: 0,
+      summary: {
+        side: input.side,
+        quantity: toWire(quantity),
+        coinId: coin.coinId,
+        orderType,
+        limitPrice: toWire(limitPrice!),
+        ...(stopPrice ? { stopPrice: toWire(stopPrice), triggered: decision.triggered } : {}),
+        frozenUsd: input.side === 'buy' ? toWire(decision.freeze) : 0,
+        frozenCoin: input.side === 'sell' ? toWire(decision.freeze) : 0,
+      },
     },
   };
 }
@@ -238,96 +188,36 @@ export function asReplay(body: Record<string, unknown>): Record<string, unknown>
  * cancelled, unknown, another key's) is `alreadyClosed`, and touches nothing.
  */
 export async function cancelOrder(db: Db, keyId: number, orderId: number, nowMs: number): Promise<{ ok: true; alreadyClosed?: true }> {
-  const closed = { ok: true as const, alreadyClosed: true as const };
-  if (!(await findWallet(db, keyId))) return closed;
-  return db.transaction(async (tx) => {
-    const wallet = await lockWallet(tx, keyId);
-    const order = await lockRestingOrder(tx, keyId, orderId);
-    if (!order) return closed;
-    await releaseFreeze(tx, wallet.id, order, nowMs);
-    await closeOrder(tx, order.id, 'cancelled', nowMs);
-    return { ok: true as const };
+  const result = await runTradeWrite(db, {
+    read: { keyId, spotOrderId: orderId },
+    decide: (book) => {
+      const order = book.spotOrder;
+      if (!order || !isResting(order)) return { noWrite: true, statusCode: 200, body: { ok: true, alreadyClosed: true }, result: null };
+      return { effects: decideCancel(order, nowMs), statusCode: 200, body: { ok: true }, result: null };
+    },
   });
-}
-
-async function releaseFreeze(tx: Tx, walletId: number, order: SpotOrderRow, nowMs: number): Promise<void> {
-  const amount = new Decimal(order.frozenAmount);
-  const ref = { refType: 'spot_order', refId: String(order.id) };
-  if (order.side === 'buy') {
-    await postCash(tx, walletId, [
-      { bucket: 'frozen', amount: amount.negated(), reason: 'spot_order_cancel', ...ref },
-      { bucket: 'available', amount, reason: 'spot_order_cancel', ...ref },
-    ]);
-  } else {
-    await postHolding(tx, walletId, { coinId: order.coinId, frozen: amount.negated(), available: amount, reason: 'spot_order_cancel', atMs: nowMs, ...ref });
-  }
+  return result.body as { ok: true; alreadyClosed?: true };
 }
 
 /**
- * Fills a resting order at its limit price (fee only), moving its frozen funds: a buy's
- * frozen cash pays notional + fee and the coins arrive; a sell's frozen coins leave and the
- * proceeds less fee arrive, realizing PnL on the average cost. Returns the trade id, or null
- * when the order no longer rests (cancelled meanwhile).
+ * Fills a resting order (see decideRestingFill for the price) on the owner's book. Returns
+ * the trade id, or null when the order no longer rests (cancelled meanwhile).
  */
-export async function fillRestingOrder(db: Db, order: Pick<SpotOrderRow, 'id' | 'keyId'>, nowMs: number): Promise<number | null> {
-  return db.transaction(async (tx) => {
-    const wallet = await lockWallet(tx, order.keyId);
-    const o = await lockRestingOrder(tx, order.keyId, order.id);
-    if (!o) return null;
-    const quantity = new Decimal(o.quantity);
-    const limitPrice = new Decimal(o.limitPrice);
-    const frozen = new Decimal(o.frozenAmount);
-    const { notional, fee } = spotLimitFill(limitPrice, quantity);
-    const holding = await getHolding(tx, wallet.id, o.coinId);
-    const pnl = o.side === 'sell' ? sellPnl(holding.avgCostUsd, limitPrice, quantity, fee) : null;
-    const tradeId = await insertClosedTrade(tx, {
-      keyId: o.keyId,
-      walletId: wallet.id,
-      venue: 'spot',
-      side: o.side,
-      coinId: o.coinId,
-      symbol: o.symbol,
-      realizedPnl: pnl,
-      closedAtMs: nowMs,
-      refType: 'spot_order',
-      refId: String(o.id),
-      detail: {
-        orderType: o.orderType,
-        orderId: o.id,
-        quantity: toWire(quantity),
-        executionPrice: toWire(limitPrice),
-        limitPrice: toWire(limitPrice),
-        stopPrice: o.stopPrice === null ? null : toWire(o.stopPrice),
-        notionalMusd: toWire(notional),
-        feeMusd: toWire(fee),
-        slippageMusd: 0,
-        avgCostUsd: o.side === 'sell' ? toWire(holding.avgCostUsd) : null,
-        executionVersion: EXECUTION_VERSION,
-      },
-    });
-    const ref = { refType: 'spot_fill', refId: String(tradeId) };
-    if (o.side === 'buy') {
-      const cost = notional.plus(fee);
-      await postCash(tx, wallet.id, [
-        { bucket: 'frozen', amount: frozen.negated(), reason: 'spot_order_fill', ...ref },
-        // The freeze was sized for exactly this fill; anything left over goes back.
-        ...(frozen.greaterThan(cost) ? [{ bucket: 'available' as const, amount: frozen.minus(cost), reason: 'spot_order_fill', ...ref }] : []),
-      ]);
-      await postHolding(tx, wallet.id, {
-        coinId: o.coinId,
-        available: quantity,
-        avgCostUsd: reweightAvgCost(holding, quantity, limitPrice),
-        reason: 'spot_order_fill',
-        atMs: nowMs,
-        ...ref,
-      });
-    } else {
-      await postHolding(tx, wallet.id, { coinId: o.coinId, frozen: quantity.negated(), reason: 'spot_order_fill', atMs: nowMs, ...ref });
-      await postCash(tx, wallet.id, [{ bucket: 'available', amount: notional.minus(fee), reason: 'spot_order_fill', ...ref }]);
-    }
-    await closeOrder(tx, o.id, 'filled', nowMs, tradeId);
-    return tradeId;
+export async function fillRestingOrder(
+  db: Db,
+  order: Pick<SpotOrderRow, 'id' | 'keyId' | 'coinId'>,
+  nowMs: number,
+  price: RestingFillPrice = { kind: 'limit' },
+): Promise<number | null> {
+  const result = await runTradeWrite(db, {
+    read: { keyId: order.keyId, spotOrderId: order.id, coinId: order.coinId },
+    decide: (book) => {
+      const o = book.spotOrder;
+      if (!o || !isResting(o)) return { noWrite: true, statusCode: 200, body: {}, result: null };
+      return { effects: decideRestingFill(o, book.holding!, price, nowMs).effects, statusCode: 200, body: {}, result: null };
+    },
   });
+  return result.ids?.trade ?? null;
 }
 
 export interface SpotQuote {
@@ -357,8 +247,9 @@ export async function quoteSpot(
   quantityNumber: number,
   nowMs: number,
 ): Promise<SpotQuote> {
-  const wallet = await ensureWallet(db, keyId);
-  const holding = await getHolding(db, wallet.id, coin.coinId);
+  const book = await readBook(db, { keyId, coinId: coin.coinId });
+  const wallet = book.wallet;
+  const holding = book.holding!;
   const price = market.price(coin.coinId);
   const quantity = new Decimal(quantityNumber);
   const blockReasons: BlockReason[] = [];

@@ -111,10 +111,38 @@ function stampProvenance(report: Record<string, unknown>): Record<string, unknow
  * the position or refused it) and returns it with its server uuid and content hash.
  */
 export async function recordDecision(tx: Queryable, input: DecisionInput): Promise<DecisionRow> {
-  if (!OPPORTUNITY_KINDS.includes(input.opportunityKind)) throw new RangeError(`unknown opportunityKind ${input.opportunityKind}`);
-  if (input.opportunityKind === 'opened' && input.keyId === null) throw new RangeError('an opened decision needs its key');
   const key = input.keyId === null ? null : await findKey(tx, input.keyId);
   if (input.keyId !== null && !key) throw new RangeError(`no key ${input.keyId}`);
+  const columns = JSON.stringify(decisionInsertRow(input, key));
+  const [row] = await queryRows<{ id: string | number }>(
+    tx,
+    sql`insert into arena_decisions (${sql.raw(DECISION_COLUMNS.join(', '))})
+        select ${sql.raw(DECISION_COLUMNS.map((c) => `r.${c}`).join(', '))}
+        from jsonb_populate_record(null::arena_decisions, ${columns}::jsonb) r
+        returning id`,
+  );
+  return (await findDecisionById(tx, Number(row!.id)))!;
+}
+
+const DECISION_COLUMNS = [
+  'decision_uuid', 'schema_version', 'opportunity_kind', 'reason_code', 'result', 'evaluation_policy_version', 'execution_policy_version',
+  'key_id', 'agent', 'agent_model', 'venue', 'event_title', 'event_slug', 'event_id', 'side', 'chosen_outcome',
+  'agent_forecast_probability', 'thesis', 'market_probability', 'reference_probability', 'reference_venue_count', 'edge_points',
+  'run_id', 'client_decision_id', 'decision_context', 'provenance', 'outcomes_count', 'stake_musd', 'shares_musd', 'position_id',
+  'created_at', 'content_hash', 'content_hash_fields',
+] as const;
+
+/**
+ * The arena_decisions row of a decision, by column name, its content hash computed: for
+ * recordDecision, and for trade writes that insert it with their other effects. `key` is the
+ * decision's key (id, agent name and model), null for the unattributed path.
+ */
+export function decisionInsertRow(
+  input: DecisionInput,
+  key: { id: number; agentName: string | null; agentModel: string | null } | null,
+): Record<(typeof DECISION_COLUMNS)[number], unknown> {
+  if (!OPPORTUNITY_KINDS.includes(input.opportunityKind)) throw new RangeError(`unknown opportunityKind ${input.opportunityKind}`);
+  if (input.opportunityKind === 'opened' && input.keyId === null) throw new RangeError('an opened decision needs its key');
   const schemaVersion = input.provenance != null ? 2 : 1;
   const forecast = prob('agentForecastProbability', input.agentForecastProbability);
   const market = prob('marketProbability', input.marketProbability);
@@ -151,25 +179,41 @@ export async function recordDecision(tx: Queryable, input: DecisionInput): Promi
   const roundTrip = JSON.parse(JSON.stringify(artifact)) as typeof artifact;
   const fields = contentHashFieldsFor(schemaVersion);
   const contentHash = decisionContentHash(roundTrip, fields);
-  const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
-  const [row] = await queryRows<{ id: string | number }>(
-    tx,
-    sql`insert into arena_decisions (decision_uuid, schema_version, opportunity_kind, reason_code, result,
-          evaluation_policy_version, execution_policy_version, key_id, agent, agent_model, venue, event_title, event_slug,
-          event_id, side, chosen_outcome, agent_forecast_probability, thesis, market_probability, reference_probability,
-          reference_venue_count, edge_points, run_id, client_decision_id, decision_context, provenance, outcomes_count,
-          stake_musd, shares_musd, position_id, created_at, content_hash, content_hash_fields)
-        values (${artifact.decisionUuid}::uuid, ${schemaVersion}, ${artifact.opportunityKind}, ${artifact.reasonCode}, ${artifact.result},
-          ${artifact.evaluationPolicyVersion}, ${artifact.executionPolicyVersion}, ${artifact.apiKeyId}, ${artifact.agent},
-          ${artifact.agentModel}, ${artifact.venue}, ${artifact.eventTitle}, ${artifact.eventSlug}, ${artifact.eventId},
-          ${artifact.side}, ${artifact.chosenOutcome}, ${artifact.agentForecastProbability}, ${artifact.thesis},
-          ${artifact.marketProbability}, ${artifact.referenceProbability}, ${artifact.referenceVenueCount}, ${artifact.edgePoints},
-          ${artifact.runId}, ${artifact.decisionId}, ${json(roundTrip.decisionContext)}::jsonb, ${json(roundTrip.provenance)}::jsonb,
-          ${input.outcomesCount ?? null}, ${input.stakeMusd?.toString() ?? null}::numeric, ${input.sharesMusd?.toString() ?? null}::numeric,
-          ${input.positionId ?? null}, ${artifact.createdAt}::timestamptz, ${contentHash}, ${`{${fields.join(',')}}`}::text[])
-        returning id`,
-  );
-  return (await findDecisionById(tx, Number(row!.id)))!;
+  return {
+    decision_uuid: artifact.decisionUuid,
+    schema_version: schemaVersion,
+    opportunity_kind: artifact.opportunityKind,
+    reason_code: artifact.reasonCode,
+    result: artifact.result,
+    evaluation_policy_version: artifact.evaluationPolicyVersion,
+    execution_policy_version: artifact.executionPolicyVersion,
+    key_id: artifact.apiKeyId,
+    agent: artifact.agent,
+    agent_model: artifact.agentModel,
+    venue: artifact.venue,
+    event_title: artifact.eventTitle,
+    event_slug: artifact.eventSlug,
+    event_id: artifact.eventId,
+    side: artifact.side,
+    chosen_outcome: artifact.chosenOutcome,
+    agent_forecast_probability: artifact.agentForecastProbability,
+    thesis: artifact.thesis,
+    market_probability: artifact.marketProbability,
+    reference_probability: artifact.referenceProbability,
+    reference_venue_count: artifact.referenceVenueCount,
+    edge_points: artifact.edgePoints,
+    run_id: artifact.runId,
+    client_decision_id: artifact.decisionId,
+    decision_context: roundTrip.decisionContext,
+    provenance: roundTrip.provenance,
+    outcomes_count: input.outcomesCount ?? null,
+    stake_musd: input.stakeMusd?.toString() ?? null,
+    shares_musd: input.sharesMusd?.toString() ?? null,
+    position_id: input.positionId ?? null,
+    created_at: artifact.createdAt,
+    content_hash: contentHash,
+    content_hash_fields: fields,
+  };
 }
 
 export interface Settlement {

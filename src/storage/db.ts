@@ -43,6 +43,11 @@ export interface DatabaseOptions {
   /** Directory for the embedded PGlite files; `memory://` keeps it in memory. */
   pgliteDir: string;
   poolMax?: number;
+  /**
+   * Called once per statement sent to the database (a round trip), BEGIN and COMMIT included;
+   * for tests and diagnostics that count what a request costs.
+   */
+  onQuery?: (text: string) => void;
 }
 
 // numeric → string, timestamptz → Date, int8 → string (we never rely on int8 precision).
@@ -50,14 +55,30 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const database = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolMax ?? 10)
-    : await openPglite(options.pgliteDir);
+    ? openPostgres(options.databaseUrl, options.poolMax ?? 10, options.onQuery)
+    : await openPglite(options.pgliteDir, options.onQuery);
   await migrate(database.db);
   return database;
 }
 
-function openPostgres(url: string, poolMax: number): Database {
+type QueryObserver = (text: string) => void;
+
+const queryText = (q: unknown): string => (typeof q === 'string' ? q : String((q as { text?: unknown } | null)?.text ?? ''));
+
+/** Replaces `target[method]` with a version that tells the observer first. */
+function observe(target: object, method: string, onQuery: QueryObserver): void {
+  const t = target as Record<string, (...args: unknown[]) => unknown>;
+  const original = t[method]!.bind(target);
+  t[method] = (...args: unknown[]) => {
+    onQuery(queryText(args[0]));
+    return original(...args);
+  };
+}
+
+function openPostgres(url: string, poolMax: number, onQuery?: QueryObserver): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolMax, idleTimeoutMillis: 30_000 });
+  // every statement, the pool's own included, goes through a client's query()
+  if (onQuery) pool.on('connect', (client) => observe(client, 'query', onQuery));
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => undefined);
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
@@ -120,7 +141,25 @@ async function listenPostgres(
   };
 }
 
-async function openPglite(dir: string): Promise<Database> {
+/** PGlite runs BEGIN and COMMIT itself inside transaction(): they are told as statements too. */
+function observePglite(client: PGlite, onQuery: QueryObserver): void {
+  observe(client, 'query', onQuery);
+  observe(client, 'exec', onQuery);
+  const transaction = client.transaction.bind(client);
+  client.transaction = async <T>(callback: Parameters<PGlite['transaction']>[0]): Promise<T> => {
+    onQuery('BEGIN');
+    try {
+      return (await transaction(async (tx) => {
+        for (const method of ['query', 'exec', 'sql']) observe(tx, method, onQuery);
+        return callback(tx);
+      })) as T;
+    } finally {
+      onQuery('COMMIT');
+    }
+  };
+}
+
+async function openPglite(dir: string, onQuery?: QueryObserver): Promise<Database> {
   let client: PGlite;
   if (dir === 'memory://') client = new PGlite();
   else {
@@ -128,6 +167,7 @@ async function openPglite(dir: string): Promise<Database> {
     client = new PGlite(dir);
   }
   await client.waitReady;
+  if (onQuery) observePglite(client, onQuery);
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     kind: 'pglite',

@@ -31,42 +31,12 @@ export function isLockContention(error: unknown): boolean {
   return false;
 }
 
-/** The key's open position on a coin, locked; NOWAIT: a row the risk job is settling → contention. */
-export async function lockOpenPosition(tx: Tx, keyId: number, coinId: string): Promise<FuturesPositionRow | null> {
-  const rows = await tx
-    .select()
-    .from(futuresPositions)
-    .where(and(eq(futuresPositions.keyId, keyId), eq(futuresPositions.coinId, coinId), eq(futuresPositions.status, 'open')))
-    .for('update', { noWait: true });
-  return rows[0] ?? null;
-}
-
-/** One of the key's positions by id, locked (NOWAIT); null when absent or another key's. */
-export async function lockPosition(tx: Tx, keyId: number, positionId: number): Promise<FuturesPositionRow | null> {
-  const rows = await tx
-    .select()
-    .from(futuresPositions)
-    .where(and(eq(futuresPositions.id, positionId), eq(futuresPositions.keyId, keyId)))
-    .for('update', { noWait: true });
-  return rows[0] ?? null;
-}
-
 export async function findOpenPosition(db: Queryable, keyId: number, coinId: string): Promise<FuturesPositionRow | null> {
   const rows = await db
     .select()
     .from(futuresPositions)
     .where(and(eq(futuresPositions.keyId, keyId), eq(futuresPositions.coinId, coinId), eq(futuresPositions.status, 'open')));
   return rows[0] ?? null;
-}
-
-export async function insertPosition(tx: Tx, values: NewFuturesPosition): Promise<FuturesPositionRow> {
-  const [row] = await tx.insert(futuresPositions).values(values).returning();
-  return row!;
-}
-
-export async function updatePosition(tx: Tx, positionId: number, patch: FuturesPositionPatch): Promise<FuturesPositionRow> {
-  const [row] = await tx.update(futuresPositions).set(patch).where(eq(futuresPositions.id, positionId)).returning();
-  return row!;
 }
 
 /** Open rows first, then the most recently moved; with `updatedSince`, only rows moved at or after it. */

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { CASH_COIN_ID, Decimal } from '../domain/money.js';
 import { EMPTY_HOLDING, type Holding } from '../domain/spot.js';
-import { queryRows, type Queryable, type Tx } from './db.js';
-import { holdings, journalPostings } from './schema.js';
+import { queryRows, type Queryable } from './db.js';
+import { holdings } from './schema.js';
 
 export interface HoldingRow extends Holding {
   coinId: string;
@@ -34,68 +34,6 @@ export async function listHoldings(db: Queryable, walletId: number): Promise<Hol
     .where(and(eq(holdings.walletId, walletId), sql`(${holdings.available} > 0 or ${holdings.frozen} > 0)`))
     .orderBy(holdings.coinId);
   return rows.map(toHolding);
-}
-
-export interface HoldingMove {
-  coinId: string;
-  available?: Decimal;
-  frozen?: Decimal;
-  /** The new average cost, when this move changes it (buys). */
-  avgCostUsd?: Decimal;
-  reason: string;
-  refType?: string;
-  refId?: string;
-  atMs: number;
-}
-
-/**
- * Moves coin units of a locked book: the holding row and one journal posting per bucket
- * change, together. The table's CHECK refuses a negative balance (a bug, never a user error).
- */
-export async function postHolding(tx: Tx, walletId: number, move: HoldingMove): Promise<void> {
-  const available = move.available ?? new Decimal(0);
-  const frozen = move.frozen ?? new Decimal(0);
-  const at = new Date(move.atMs);
-  // Update first: an insert's proposed row is CHECKed before ON CONFLICT, so a negative
-  // delta cannot go through an upsert. The book lock serializes both paths.
-  const updated = await tx
-    .update(holdings)
-    .set({
-      available: sql`${holdings.available} + ${available.toString()}::numeric`,
-      frozen: sql`${holdings.frozen} + ${frozen.toString()}::numeric`,
-      ...(move.avgCostUsd !== undefined ? { avgCostUsd: move.avgCostUsd.toString() } : {}),
-      updatedAt: at,
-    })
-    .where(and(eq(holdings.walletId, walletId), eq(holdings.coinId, move.coinId)))
-    .returning({ coinId: holdings.coinId });
-  if (updated.length === 0) {
-    await tx.insert(holdings).values({
-      walletId,
-      coinId: move.coinId,
-      available: available.toString(),
-      frozen: frozen.toString(),
-      avgCostUsd: (move.avgCostUsd ?? new Decimal(0)).toString(),
-      updatedAt: at,
-    });
-  }
-  const postings = (
-    [
-      ['available', available],
-      ['frozen', frozen],
-    ] as const
-  ).filter(([, amount]) => !amount.isZero());
-  if (postings.length === 0) return;
-  await tx.insert(journalPostings).values(
-    postings.map(([bucket, amount]) => ({
-      walletId,
-      coinId: move.coinId,
-      bucket,
-      amount: amount.toString(),
-      reason: move.reason,
-      refType: move.refType ?? null,
-      refId: move.refId ?? null,
-    })),
-  );
 }
 
 export interface HoldingDiscrepancy {

@@ -40,10 +40,23 @@ export async function migrate(db: Db): Promise<string[]> {
   return applied;
 }
 
-/** Statements end with a semicolon at the end of a line (drivers prepare one statement at a time). */
+/**
+ * Statements end with a semicolon at the end of a line (drivers prepare one statement at a
+ * time); semicolons inside a dollar-quoted body (`$$ … $$`, a function) do not end one.
+ */
 export function splitStatements(text: string): string[] {
-  return text
-    .split(/;\s*$/m)
-    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
-    .filter((s) => s.length > 0);
+  const statements: string[] = [];
+  let current = '';
+  let inBody = false;
+  for (const line of text.split('\n')) {
+    if (!inBody && /^\s*--/.test(line)) continue;
+    current += `${line}\n`;
+    if (((line.match(/\$\$/g) ?? []).length) % 2 === 1) inBody = !inBody;
+    if (!inBody && /;\s*$/.test(line)) {
+      statements.push(current.trim().replace(/;$/, ''));
+      current = '';
+    }
+  }
+  statements.push(current.trim());
+  return statements.filter((s) => s.length > 0);
 }

@@ -8,11 +8,6 @@ export type PmPositionRow = typeof pmPositions.$inferSelect;
 export type NewPmPosition = typeof pmPositions.$inferInsert;
 export const PM_POSITIONS_LIST_MAX = 200;
 
-export async function insertPmPosition(tx: Tx, values: NewPmPosition): Promise<PmPositionRow> {
-  const [row] = await tx.insert(pmPositions).values(values).returning();
-  return row!;
-}
-
 export async function findPmPosition(db: Queryable, id: number): Promise<PmPositionRow | null> {
   const [row] = await db.select().from(pmPositions).where(eq(pmPositions.id, id));
   return row ?? null;

@@ -1,63 +1,10 @@
 import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
-import type { Queryable, Tx } from './db.js';
+import type { Queryable } from './db.js';
 import { spotOrders } from './schema.js';
 
 export type SpotOrderRow = typeof spotOrders.$inferSelect;
 export type OrderStatus = SpotOrderRow['status'];
 export const RESTING: OrderStatus[] = ['open', 'triggered'];
-
-export interface NewSpotOrder {
-  keyId: number;
-  walletId: number;
-  coinId: string;
-  symbol: string | null;
-  side: 'buy' | 'sell';
-  orderType: 'limit' | 'stop';
-  quantity: string;
-  limitPrice: string;
-  stopPrice: string | null;
-  status: 'open' | 'triggered';
-  frozenAmount: string;
-  idempotencyKey: string;
-  atMs: number;
-}
-
-export async function insertSpotOrder(tx: Tx, order: NewSpotOrder): Promise<number> {
-  const at = new Date(order.atMs);
-  const { atMs: _at, ...values } = order;
-  const [row] = await tx
-    .insert(spotOrders)
-    .values({
-      ...values,
-      checkedUntil: at,
-      triggeredAt: order.status === 'triggered' ? at : null,
-      createdAt: at,
-      updatedAt: at,
-    })
-    .returning({ id: spotOrders.id });
-  return row!.id;
-}
-
-/** The key's order if it still rests, locked for this transaction (the book is locked first). */
-export async function lockRestingOrder(tx: Tx, keyId: number, orderId: number): Promise<SpotOrderRow | null> {
-  const [row] = await tx
-    .select()
-    .from(spotOrders)
-    .where(and(eq(spotOrders.id, orderId), eq(spotOrders.keyId, keyId), inArray(spotOrders.status, RESTING)))
-    .for('update');
-  return row ?? null;
-}
-
-export async function closeOrder(
-  tx: Tx,
-  orderId: number,
-  status: 'filled' | 'cancelled',
-  atMs: number,
-  fillTradeId: number | null = null,
-): Promise<void> {
-  const at = new Date(atMs);
-  await tx.update(spotOrders).set({ status, updatedAt: at, closedAt: at, fillTradeId }).where(eq(spotOrders.id, orderId));
-}
 
 export async function markTriggered(db: Queryable, orderId: number, atMs: number): Promise<void> {
   const at = new Date(atMs);

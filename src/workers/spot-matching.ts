@@ -1,9 +1,11 @@
+import { spotMarketFill } from '../domain/execution-model.js';
 import { matchRestingOrder, widenRange } from '../domain/spot.js';
+import { isMarketable, type RestingFillPrice } from '../domain/spot-orders.js';
 import { Decimal } from '../domain/money.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import { fillRestingOrder, usablePrice } from '../services/spot-trading.js';
 import type { Database } from '../storage/db.js';
-import { advanceCheckedUntil, listRestingOrders, markTriggered } from '../storage/spot-orders-repo.js';
+import { advanceCheckedUntil, listRestingOrders, markTriggered, type SpotOrderRow } from '../storage/spot-orders-repo.js';
 
 export const SPOT_MATCHING_INTERVAL_MS = 10_000;
 const BATCH = 1000;
@@ -25,7 +27,8 @@ export interface MatchingResult {
  * market what traded since the order was last examined (priceRange from the first whole
  * minute after checkedUntil, plus the latest fresh price if it is newer than checkedUntil)
  * and fills at the limit price only when that range reaches it: never outside what the market
- * actually traded while the order rested. Each fill is its own transaction on the
+ * actually traded while the order rested. A stop that triggers while its limit is marketable
+ * at the latest price fills at once as a taker (market execution price, never worse than the limit). Each fill is its own transaction on the
  * owner's locked book, so a crash between fills loses or repeats nothing.
  */
 export async function matchRestingOrders(database: Database, market: MarketFeed, nowMs: number): Promise<MatchingResult> {
@@ -58,7 +61,10 @@ export async function matchRestingOrders(database: Database, market: MarketFeed,
       if (verdict === 'fill') {
         if ((await fillRestingOrder(database.db, order, nowMs)) !== null) result.filled += 1;
       } else if (verdict === 'trigger') {
-        await markTriggered(database.db, order.id, nowMs);
+        // a stop that triggers while its limit is marketable executes now as a taker
+        const taker = latest ? takerPrice(market, order, new Decimal(latest.priceUsd)) : null;
+        if (taker && (await fillRestingOrder(database.db, order, nowMs, taker)) !== null) result.filled += 1;
+        else if (!taker) await markTriggered(database.db, order.id, nowMs);
         result.triggered += 1;
       } else {
         untouched.push(order.id);
@@ -68,4 +74,11 @@ export async function matchRestingOrders(database: Database, market: MarketFeed,
     if (orders.length < BATCH) break;
   }
   return result;
+}
+
+/** The taker price of a triggered stop-limit at this mid, when its limit is marketable there. */
+function takerPrice(market: MarketFeed, order: SpotOrderRow, mid: Decimal): RestingFillPrice | null {
+  const rank = market.coin(order.coinId)?.rank ?? null;
+  const { executionPrice } = spotMarketFill(order.side, mid, new Decimal(order.quantity), rank);
+  return isMarketable(order.side, new Decimal(order.limitPrice), executionPrice) ? { kind: 'taker', mid, rank } : null;
 }

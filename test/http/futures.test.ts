@@ -121,6 +121,19 @@ describe('POST /api/agent/futures/quote', () => {
 });
 
 describe('POST /api/agent/futures/open', () => {
+  it('refuses the cash coin USDT (825) like spot does: 400 invalid_request naming body.coinId, nothing moves (issue 12 item 7)', async () => {
+    const { key, keyId } = await t.newKey();
+    t.market.set('825', 1, t.clock.now());
+    const spot = await t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: bearer(key), payload: { coinId: '825', side: 'buy', orderType: 'market', quantity: 1, idempotencyKey: ik() } });
+    for (const res of [await open(key, { coinId: '825', side: 'long', leverage: 2, marginMusd: 50 }), await post(t, key, 'quote', { coinId: '825', side: 'long', leverage: 2, marginMusd: 50 })]) {
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: spot.json().error, field: 'body.coinId' });
+    }
+    expect(spot.statusCode).toBe(400);
+    expect(await futuresTrades(keyId)).toEqual([]);
+    expect((await positions(key)).json().positions).toEqual([]);
+  });
+
   it('opens an isolated position: margin to frozenFutures, fee from available, journal balanced', async () => {
     const { key, keyId } = await t.newKey();
     const res = await open(key, { coinId: '1', side: 'long', leverage: 10, marginMusd: 1000, stopLossPrice: 48_000, takeProfitPrice: 55_000 });

@@ -255,23 +255,40 @@ describe('resting orders and the matcher', () => {
     await doctorOk();
   });
 
-  it('a stop sell triggers at the stop, then rests and fills as a limit (never on the trigger window itself)', async () => {
+  it('a stop sell triggers at the stop, then rests and fills as a limit when its limit is not marketable (never on the trigger window itself)', async () => {
     tick(50_000);
     const { key, keyId } = await t.newKey();
     await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1 });
-    const placed = (await order(key, { coinId: '1', side: 'sell', orderType: 'stop', quantity: 0.1, stopPrice: 45_000, limitPrice: 44_900 })).json();
-    expect(placed.summary).toMatchObject({ orderType: 'stop', stopPrice: 45_000, limitPrice: 44_900, triggered: false });
+    const placed = (await order(key, { coinId: '1', side: 'sell', orderType: 'stop', quantity: 0.1, stopPrice: 45_000, limitPrice: 44_990 })).json();
+    expect(placed.summary).toMatchObject({ orderType: 'stop', stopPrice: 45_000, limitPrice: 44_990, triggered: false });
     tick(46_000);
     expect(await match()).toMatchObject({ triggered: 0, filled: 0 });
-    tick(44_950);
+    tick(44_950); // executable sell price ≈ 44,945 < limit 44,990: not marketable, so it rests
     expect(await match()).toMatchObject({ triggered: 1, filled: 0 });
     const open = (await get(key, '/api/agent/orders/open')).json().rows;
     expect(open[0]).toMatchObject({ id: placed.restingOrderId, triggered: true, status: 'triggered' });
-    tick(44_950);
+    tick(44_995);
     expect(await match()).toMatchObject({ filled: 1 });
     expect((await holding(keyId)).frozen.toNumber()).toBe(0);
     const [sell] = (await get(key, '/api/agent/trades')).json().trades;
-    expect(sell.detail).toMatchObject({ orderType: 'stop', executionPrice: 44_900, stopPrice: 45_000 });
+    expect(sell.detail).toMatchObject({ orderType: 'stop', executionPrice: 44_990, stopPrice: 45_000, slippageMusd: 0 });
+    await doctorOk();
+  });
+
+  it('a stop sell that triggers while its limit is marketable fills at once as a taker at the market price, never below the limit', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1 });
+    await order(key, { coinId: '1', side: 'sell', orderType: 'stop', quantity: 0.1, stopPrice: 45_000, limitPrice: 44_900 });
+    tick(44_950);
+    const quote = (await post(key, '/api/agent/spot/quote', { coinId: '1', side: 'sell', quantity: 0.1 })).json();
+    expect(await match()).toMatchObject({ triggered: 1, filled: 1 });
+    expect((await holding(keyId)).frozen.toNumber()).toBe(0);
+    const [sell] = (await get(key, '/api/agent/trades')).json().trades;
+    expect(sell.detail).toMatchObject({ orderType: 'stop', marketable: true, midPrice: 44_950, executionPrice: quote.executionPrice });
+    expect(sell.detail.executionPrice).toBeGreaterThanOrEqual(44_900);
+    expect(sell.detail.executionPrice).toBeLessThan(44_950);
+    expect(sell.detail.feeMusd).toBeCloseTo(quote.estimatedFeeMusd, 8);
     await doctorOk();
   });
 
@@ -292,6 +309,66 @@ describe('resting orders and the matcher', () => {
     await match();
     expect((await get(key, '/api/agent/orders/open')).json().count).toBe(1);
     expect((await get(key, '/api/agent/trades')).json().count).toBe(0);
+  });
+});
+
+describe('marketable limit orders (issue 12 item 8)', () => {
+  it('a limit buy far above the market fills at once at the market execution price of that moment, not at its limit', async () => {
+    tick(96_350);
+    const { key, keyId } = await t.newKey();
+    const q = (await quote(key, { coinId: '1', side: 'buy', quantity: 0.1 })).json();
+    const before = (await wallet(keyId)).available.toNumber();
+    const res = await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: 105_991 });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.restingOrderId).toBeUndefined();
+    expect(typeof body.orderId).toBe('number');
+    expect(body.summary).toMatchObject({ orderType: 'limit', limitPrice: 105_991, marketable: true, executionPrice: q.executionPrice, feeUsd: q.estimatedFeeMusd });
+    // the report figure: fill price against the quote at the same moment
+    console.info(`marketable limit buy @105,991 with mid 96,350: filled at ${body.summary.executionPrice}, market quote ${q.executionPrice}`);
+    expect(body.summary.executionPrice).toBeLessThan(96_400);
+    expect((await wallet(keyId)).available.toNumber()).toBeCloseTo(before - q.estimatedCostMusd - q.estimatedFeeMusd, 6);
+    expect((await wallet(keyId)).frozen.toNumber()).toBe(0);
+    expect((await get(key, '/api/agent/orders/open')).json().rows).toHaveLength(0);
+    await doctorOk();
+  });
+
+  it('a limit sell at or below the executable sell price fills at once; at exactly the executable price too', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.2 });
+    const q = (await quote(key, { coinId: '1', side: 'sell', quantity: 0.1 })).json();
+    const low = (await order(key, { coinId: '1', side: 'sell', orderType: 'limit', quantity: 0.1, limitPrice: 40_000 })).json();
+    expect(low.summary).toMatchObject({ marketable: true, executionPrice: q.executionPrice });
+    const exact = (await order(key, { coinId: '1', side: 'sell', orderType: 'limit', quantity: 0.1, limitPrice: q.executionPrice })).json();
+    expect(exact.summary).toMatchObject({ marketable: true, executionPrice: q.executionPrice });
+    expect((await holding(keyId)).available.toNumber()).toBeCloseTo(0, 10);
+    await doctorOk();
+  });
+
+  it('a limit just better than the executable price rests and later fills at its limit with the fee only', async () => {
+    tick(50_000);
+    const { key } = await t.newKey();
+    const q = (await quote(key, { coinId: '1', side: 'buy', quantity: 0.1 })).json();
+    const rest = (await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: q.executionPrice - 1 })).json();
+    expect(typeof rest.restingOrderId).toBe('number');
+    tick(49_000);
+    await match(); // (other tests' orders may fill too)
+    const [fill] = (await get(key, '/api/agent/trades')).json().trades;
+    expect(fill.detail).toMatchObject({ orderType: 'limit', executionPrice: q.executionPrice - 1, slippageMusd: 0 });
+    await doctorOk();
+  });
+
+  it('a stop-limit buy placed already triggered with a marketable limit fills at once; a marketable one it cannot afford is refused', async () => {
+    tick(50_000);
+    const { key } = await t.newKey();
+    const q = (await quote(key, { coinId: '1', side: 'buy', quantity: 0.1 })).json();
+    const res = (await order(key, { coinId: '1', side: 'buy', orderType: 'stop', quantity: 0.1, stopPrice: 49_000, limitPrice: 51_000 })).json();
+    expect(res.summary).toMatchObject({ orderType: 'stop', stopPrice: 49_000, marketable: true, executionPrice: q.executionPrice });
+    const broke = await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 10, limitPrice: 60_000 });
+    expect(broke.statusCode).toBe(400);
+    expect(broke.json()).toMatchObject({ error: 'spot_order_blocked', blockReasons: ['insufficient_usdt_balance'] });
+    await doctorOk();
   });
 });
 

@@ -82,7 +82,15 @@ class BookModel {
     return 'filled';
   }
 
+  /** Would a limit trade now against a market order's execution price (issue 12 item 8)? */
+  marketable(side: Side, q: Decimal, limit: Decimal, mark: number): boolean {
+    const { executionPrice } = spotMarketFill(side, new Decimal(mark), q, 1);
+    return side === 'buy' ? limit.greaterThanOrEqualTo(executionPrice) : limit.lessThanOrEqualTo(executionPrice);
+  }
+
   rest(side: Side, type: 'limit' | 'stop', q: Decimal, limit: Decimal, stop: Decimal | null, nowMs: number): string | ModelOrder {
+    const live = this.fresh(nowMs) && (stop === null || (side === 'buy' ? this.mark! >= stop.toNumber() : this.mark! <= stop.toNumber()));
+    if (live && this.marketable(side, q, limit, this.mark!)) return this.market(side, q, nowMs);
     const { notional, fee } = spotLimitFill(limit, q);
     const freeze = side === 'buy' ? notional.plus(fee) : q;
     if (side === 'buy') {
@@ -113,7 +121,22 @@ class BookModel {
   trade(p: number): void {
     for (const o of this.orders.values()) {
       if (o.status === 'open' && o.type === 'stop') {
-        if (o.side === 'buy' ? p >= o.stop!.toNumber() : p <= o.stop!.toNumber()) o.status = 'triggered';
+        if (!(o.side === 'buy' ? p >= o.stop!.toNumber() : p <= o.stop!.toNumber())) continue;
+        if (!this.marketable(o.side, o.q, o.limit, p)) {
+          o.status = 'triggered';
+          continue;
+        }
+        // triggered with a marketable limit: a taker fill at the market execution price, out of the freeze
+        const fill = spotMarketFill(o.side, new Decimal(p), o.q, 1);
+        if (o.side === 'buy') {
+          this.cashFrozen = this.cashFrozen.minus(o.freeze);
+          this.cash = this.cash.plus(o.freeze.minus(fill.notional.plus(fill.fee)));
+          this.coin = this.coin.plus(o.q);
+        } else {
+          this.coinFrozen = this.coinFrozen.minus(o.q);
+          this.cash = this.cash.plus(fill.notional.minus(fill.fee));
+        }
+        o.status = 'filled';
         continue;
       }
       if (o.status !== 'open' && o.status !== 'triggered') continue;
@@ -162,7 +185,10 @@ async function runSequence(ops: Op[]): Promise<void> {
       const stop = o.kind === 'stop' ? new Decimal(o.stop) : null;
       const expected = model.rest(o.side, o.kind, new Decimal(o.q), new Decimal(o.limit), stop, now);
       const res = await send({ side: o.side, orderType: o.kind, quantity: o.q, limitPrice: o.limit, ...(o.kind === 'stop' ? { stopPrice: o.stop } : {}) });
-      if (typeof expected === 'string') {
+      if (expected === 'filled') {
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json()).toMatchObject({ orderId: expect.any(Number), summary: { marketable: true } });
+      } else if (typeof expected === 'string') {
         expect(res.json().blockReasons).toEqual([expected]);
       } else {
         expect(res.statusCode, res.body).toBe(200);

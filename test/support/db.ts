@@ -22,9 +22,9 @@ function withDatabase(url: string, name: string): string {
  * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on
  * the PostgreSQL server named by TEST_DATABASE_URL (dropped afterwards).
  */
-export async function freshDatabase(): Promise<TestDatabase> {
+export async function freshDatabase(options: { onQuery?: (text: string) => void } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const database = await openDatabase({ databaseUrl: null, pgliteDir: 'memory://' });
+    const database = await openDatabase({ databaseUrl: null, pgliteDir: 'memory://', ...options });
     return {
       database,
       openAnother: () => Promise.reject(new Error('PGlite is single-process')),
@@ -39,7 +39,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
   const url = withDatabase(TEST_DATABASE_URL, name);
   const opened: Database[] = [];
   const open = async () => {
-    const db = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://', poolMax: 10 });
+    const db = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://', poolMax: 10, ...options });
     opened.push(db);
     return db;
   };

@@ -1,15 +1,18 @@
 import { Decimal } from '../../domain/money.js';
+import type { PositionPatch, TradeEffects } from '../../domain/trade-effects.js';
 import { ApiError } from '../../http/errors.js';
 import type { MarketFeed } from '../../marketdata/feed.js';
-import { lockWallet } from '../../storage/books-repo.js';
-import type { Tx } from '../../storage/db.js';
-import { lockPosition, type FuturesPositionRow } from '../../storage/futures-repo.js';
+import type { Db } from '../../storage/db.js';
+import { WRITE_LOCK_TIMEOUT_MS, type FuturesPositionRow } from '../../storage/futures-repo.js';
+import type { BookSnapshot } from '../../storage/trade-write-repo.js';
+import { runTradeWrite } from '../trade-write.js';
 import { readMark } from './mark.js';
-import { settlePosition, type Settled } from './settle.js';
+import { planSettlement, type SettlementPlan } from './settle.js';
+import { positionView } from './view.js';
 
-/** The key's position, locked, or 404 / 409 (supplement 1.6, 1.7). */
-export async function lockOwnOpenPosition(tx: Tx, keyId: number, positionId: number): Promise<FuturesPositionRow> {
-  const row = await lockPosition(tx, keyId, positionId);
+/** The key's position as read, or 404 / 409 (supplement 1.6, 1.7). */
+export function ownOpenPosition(book: BookSnapshot, positionId: number): FuturesPositionRow {
+  const row = book.position;
   if (!row) throw new ApiError(404, 'position_not_found', `no futures position ${positionId} for this key`);
   if (row.status !== 'open') throw new ApiError(409, 'position_not_open', `futures position ${positionId} is ${row.status}`);
   return row;
@@ -18,28 +21,41 @@ export async function lockOwnOpenPosition(tx: Tx, keyId: number, positionId: num
 export const noMark = (coinId: string): ApiError =>
   new ApiError(422, 'no_mark', `no fresh mark price (≤ 120 s) for coin ${coinId}; try again shortly`);
 
+/** A settlement plan (settle.ts) as the effects of one write. */
+export function settlementEffects(plan: SettlementPlan): TradeEffects {
+  const { createdAt, ...event } = plan.event;
+  return {
+    cash: plan.postings,
+    trade: { ...plan.trade, detail: plan.trade.detail ?? {} },
+    positionChange: { id: plan.positionId, patch: plan.patch as PositionPatch },
+    positionEvents: [{ ...event, positionId: plan.positionId, atMs: (createdAt as Date).getTime() } as NonNullable<TradeEffects['positionEvents']>[number]],
+  };
+}
+
 /**
- * Closes `fraction` of the key's position at the fresh mark, in the caller's transaction.
- * A mark through the liquidation price settles the whole position as a liquidation.
+ * Closes `fraction` of the key's position at the fresh mark, idempotent by (key,
+ * idempotencyKey): one read, planSettlement, one write. A mark through the liquidation price
+ * settles the whole position as a liquidation.
  */
-export async function closePosition(
-  tx: Tx,
-  market: MarketFeed,
+export async function closeFuturesPosition(
+  db: Db,
+  market: Pick<MarketFeed, 'price'>,
   nowMs: number,
-  req: { keyId: number; positionId: number; fraction: number; idempotencyKey?: string },
-): Promise<Settled & { mark: Decimal }> {
-  // Wallet before position: the order the risk job locks in too.
-  await lockWallet(tx, req.keyId);
-  const row = await lockOwnOpenPosition(tx, req.keyId, req.positionId);
-  const read = readMark(market, row.coinId, nowMs);
-  if (read.problem || !read.mark) throw noMark(row.coinId);
-  const settled = await settlePosition(tx, {
-    row,
-    reason: 'user_close',
-    fraction: new Decimal(req.fraction),
-    mark: read.mark,
-    nowMs,
-    idempotencyKey: req.idempotencyKey ?? null,
+  req: { keyId: number; positionId: number; fraction: number; idempotencyKey: string },
+  idempotency: { route: string; body: Record<string, unknown> },
+): Promise<{ statusCode: number; body: Record<string, unknown>; replay: boolean }> {
+  const result = await runTradeWrite(db, {
+    read: { keyId: req.keyId, positionId: req.positionId },
+    idempotency: { idempotencyKey: req.idempotencyKey, ...idempotency },
+    lockTimeoutMs: WRITE_LOCK_TIMEOUT_MS,
+    decide: (book) => {
+      const row = ownOpenPosition(book, req.positionId);
+      const read = readMark(market, row.coinId, nowMs);
+      if (read.problem || !read.mark) throw noMark(row.coinId);
+      const plan = planSettlement({ row, reason: 'user_close', fraction: new Decimal(req.fraction), mark: read.mark, nowMs, idempotencyKey: req.idempotencyKey });
+      const settled = { ...row, ...plan.patch } as FuturesPositionRow;
+      return { effects: settlementEffects(plan), statusCode: 200, body: { position: positionView(settled, read.mark) }, result: null };
+    },
   });
-  return { ...settled, mark: read.mark };
+  return { statusCode: result.statusCode, body: result.body, replay: result.replay };
 }

@@ -12,7 +12,7 @@ export interface MarkRead {
 }
 
 /** The futures mark is the feed's latest mid; writes need it fresh (≤ 120 s, supplement 3.6). */
-export function readMark(market: MarketFeed, coinId: string, nowMs: number): MarkRead {
+export function readMark(market: Pick<MarketFeed, 'price'>, coinId: string, nowMs: number): MarkRead {
   const price = market.price(coinId);
   if (!price || !(price.priceUsd > 0)) {
     return { mark: null, asOfMs: null, freshness: spotFreshness(null, nowMs), problem: 'price_unavailable' };

@@ -73,7 +73,7 @@ export async function sweepFuturesRisk(db: Db, market: MarketFeed, nowMs: number
           if (!fired) continue;
           plans.push(planSettlement({ row, reason: fired, fraction: new Decimal(1), mark, nowMs }));
         }
-        // the same rows settlePosition writes, a few statements per batch
+        // the same rows a user close writes (settlementEffects), a few statements per batch
         await postCashMany(tx, plans.map((p) => ({ walletId: p.walletId, postings: p.postings })));
         await insertClosedTradesMany(tx, plans.map((p) => p.trade));
         await finishPositionsMany(

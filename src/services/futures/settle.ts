@@ -5,17 +5,10 @@ import {
   type FuturesSide,
 } from '../../domain/futures/position-math.js';
 import { Decimal } from '../../domain/money.js';
-import { postCash, type CashPosting } from '../../storage/books-repo.js';
-import type { Tx } from '../../storage/db.js';
-import {
-  insertFuturesEvents,
-  updatePosition,
-  type FuturesPositionPatch,
-  type FuturesPositionRow,
-  type NewFuturesEvent,
-} from '../../storage/futures-repo.js';
+import type { CashPosting } from '../../storage/books-repo.js';
+import type { FuturesPositionPatch, FuturesPositionRow, NewFuturesEvent } from '../../storage/futures-repo.js';
 import { EXECUTION_VERSION } from '../../domain/execution-model.js';
-import { insertClosedTrade, type NewClosedTrade } from '../../storage/trades-repo.js';
+import type { NewClosedTrade } from '../../storage/trades-repo.js';
 import { positionState } from './view.js';
 
 export type ExitReason = 'user_close' | 'stop_loss' | 'take_profit' | 'liquidation';
@@ -32,13 +25,6 @@ export interface SettleInput {
   idempotencyKey?: string | null;
 }
 
-export interface Settled {
-  row: FuturesPositionRow;
-  tradeId: number;
-  /** What actually happened: a user close whose mark is through liquidation settles as one. */
-  reason: ExitReason;
-}
-
 /** Everything a settlement writes, computed without touching the database. */
 export interface SettlementPlan {
   positionId: number;
@@ -51,16 +37,6 @@ export interface SettlementPlan {
 }
 
 const REF = 'futures_position';
-
-/** Settles a close, a trigger or a liquidation in the caller's transaction (wallet and row locked). */
-export async function settlePosition(tx: Tx, input: SettleInput): Promise<Settled> {
-  const plan = planSettlement(input);
-  await postCash(tx, plan.walletId, plan.postings);
-  const tradeId = await insertClosedTrade(tx, plan.trade);
-  const row = await updatePosition(tx, plan.positionId, plan.patch);
-  await insertFuturesEvents(tx, [plan.event]);
-  return { row, tradeId, reason: plan.reason };
-}
 
 /**
  * The cash postings, the trade-log row (realized PnL net of fees) and the row change of a

@@ -1,24 +1,9 @@
-import {
-  isThroughLiquidation,
-  liquidationDistancePct,
-  pricePnl,
-  type FuturesSide,
-  type PositionState,
-} from '../../domain/futures/position-math.js';
+import { isThroughLiquidation, liquidationDistancePct, pricePnl, type FuturesSide } from '../../domain/futures/position-math.js';
 import type { Freshness } from '../../domain/freshness.js';
+export { positionState } from '../../domain/futures/decisions.js';
 import { Decimal, toWire } from '../../domain/money.js';
 import type { FuturesPositionRow } from '../../storage/futures-repo.js';
 
-export function positionState(row: FuturesPositionRow): PositionState {
-  return {
-    side: row.side as FuturesSide,
-    leverage: new Decimal(row.leverage),
-    entryPrice: new Decimal(row.entryPrice),
-    margin: new Decimal(row.margin),
-    sizeCoin: new Decimal(row.sizeCoin),
-    openFeesUnrealized: new Decimal(row.openFeesUnrealized),
-  };
-}
 
 const num = (v: string | null): number | null => (v === null ? null : toWire(v));
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);

@@ -1,9 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { closePosition } from '../../../services/futures/close.js';
-import { positionView } from '../../../services/futures/view.js';
-import { runIdempotent } from '../../../services/idempotency.js';
-import { setWriteLockTimeout } from '../../../storage/futures-repo.js';
+import { closeFuturesPosition } from '../../../services/futures/close.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, StrictBody } from '../../schemas.js';
 import { AgentTrace, futuresErrors, IdempotencyKey, PositionEnvelope, PositionId, retryOnContention } from './futures-schemas.js';
@@ -38,25 +35,13 @@ export function futuresCloseRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
         const fraction = body.fraction ?? 1;
         request.ledgerNote = { idempotencyKey: body.idempotencyKey, relatedEntityType: 'futures_position', relatedEntityId: body.positionId };
         const result = await retryOnContention(() =>
-          runIdempotent(
+          closeFuturesPosition(
             ctx.database.db,
-            {
-              keyId: key.keyId,
-              idempotencyKey: body.idempotencyKey,
-              route: `POST ${FUTURES_CLOSE_URL}`,
-              // the default is part of the intent: {fraction: 1} and no fraction are the same request
-              body: { ...(body as Record<string, unknown>), fraction },
-            },
-            async (tx) => {
-              await setWriteLockTimeout(tx);
-              const settled = await closePosition(tx, ctx.market, ctx.clock.now(), {
-                keyId: key.keyId,
-                positionId: body.positionId,
-                fraction,
-                idempotencyKey: body.idempotencyKey,
-              });
-              return { statusCode: 200, body: { position: positionView(settled.row, settled.mark) } };
-            },
+            ctx.market,
+            ctx.clock.now(),
+            { keyId: key.keyId, positionId: body.positionId, fraction, idempotencyKey: body.idempotencyKey },
+            // the default is part of the intent: {fraction: 1} and no fraction are the same request
+            { route: `POST ${FUTURES_CLOSE_URL}`, body: { ...(body as Record<string, unknown>), fraction } },
           ),
         );
         if (result.replay) request.ledgerNote = { ...request.ledgerNote, ledgerStatus: 'idempotent_replay' };

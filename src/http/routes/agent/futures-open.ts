@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { openPosition } from '../../../services/futures/open.js';
-import { positionView } from '../../../services/futures/view.js';
-import { runIdempotent } from '../../../services/idempotency.js';
-import { setWriteLockTimeout } from '../../../storage/futures-repo.js';
+import { openFuturesPosition } from '../../../services/futures/open.js';
+import { tradeableCoin } from '../../../services/spot-trading.js';
 import type { AppContext } from '../../context.js';
-import { ApiError, notFound } from '../../errors.js';
+import { ApiError } from '../../errors.js';
 import { agentErrors, StrictBody } from '../../schemas.js';
 import {
   AgentTrace,
@@ -55,26 +53,24 @@ export function futuresOpenRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
         const key = request.agentKey!;
         const body = request.body;
         request.ledgerNote = { idempotencyKey: body.idempotencyKey };
-        const coin = ctx.market.coin(body.coinId);
-        if (!coin) throw notFound('coin_not_found', `unknown coinId ${body.coinId}`);
+        // the cash coin is refused as spot refuses it (400 invalid_request naming body.coinId)
+        const coin = tradeableCoin(ctx.market, body.coinId, 'body.coinId');
         const result = await retryOnContention(() =>
-          runIdempotent(
+          openFuturesPosition(
             ctx.database.db,
-            { keyId: key.keyId, idempotencyKey: body.idempotencyKey, route: `POST ${FUTURES_OPEN_URL}`, body: body as Record<string, unknown> },
-            async (tx) => {
-              await setWriteLockTimeout(tx);
-              const opened = await openPosition(tx, ctx.market, ctx.clock.now(), {
-                keyId: key.keyId,
-                coin,
-                side: body.side,
-                leverage: body.leverage,
-                marginMusd: body.marginMusd,
-                stopLossPrice: body.stopLossPrice,
-                takeProfitPrice: body.takeProfitPrice,
-                idempotencyKey: body.idempotencyKey,
-              });
-              return { statusCode: opened.statusCode, body: { position: positionView(opened.row, opened.mark) } };
+            ctx.market,
+            ctx.clock.now(),
+            {
+              keyId: key.keyId,
+              coin,
+              side: body.side,
+              leverage: body.leverage,
+              marginMusd: body.marginMusd,
+              stopLossPrice: body.stopLossPrice,
+              takeProfitPrice: body.takeProfitPrice,
+              idempotencyKey: body.idempotencyKey,
             },
+            { route: `POST ${FUTURES_OPEN_URL}`, body: body as Record<string, unknown> },
           ),
         );
         const position = result.body.position as { id: number };

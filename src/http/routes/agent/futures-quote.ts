@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { quoteFutures } from '../../../services/futures/quote.js';
+import { tradeableCoin } from '../../../services/spot-trading.js';
 import type { AppContext } from '../../context.js';
-import { notFound } from '../../errors.js';
 import { agentErrors, StrictBody } from '../../schemas.js';
 import { AgentTrace, CoinId, FuturesSideSchema, futuresErrors, Leverage, Margin } from './futures-schemas.js';
 import { FuturesQuoteResponse } from '../../responses/futures.js';
@@ -33,8 +33,7 @@ export function futuresQuoteRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const body = request.body;
-        const coin = ctx.market.coin(body.coinId);
-        if (!coin) throw notFound('coin_not_found', `unknown coinId ${body.coinId}`);
+        const coin = tradeableCoin(ctx.market, body.coinId, 'body.coinId');
         const quote = await quoteFutures(ctx.database.db, ctx.market, ctx.clock.now(), {
           keyId: request.agentKey!.keyId,
           coin,

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { setTriggers } from '../../../services/futures/sl-tp.js';
-import { positionView } from '../../../services/futures/view.js';
-import { setWriteLockTimeout } from '../../../storage/futures-repo.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, StrictBody } from '../../schemas.js';
 import { AgentTrace, futuresErrors, PositionEnvelope, PositionId, retryOnContention, TriggerPrice } from './futures-schemas.js';
@@ -33,18 +31,14 @@ export function futuresSlTpRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
         const key = request.agentKey!;
         const body = request.body;
         request.ledgerNote = { relatedEntityType: 'futures_position', relatedEntityId: body.positionId };
-        const { row, mark } = await retryOnContention(() =>
-          ctx.database.db.transaction(async (tx) => {
-            await setWriteLockTimeout(tx);
-            return setTriggers(tx, ctx.market, ctx.clock.now(), {
-              keyId: key.keyId,
-              positionId: body.positionId,
-              stopLossPrice: body.stopLossPrice,
-              takeProfitPrice: body.takeProfitPrice,
-            });
+        return retryOnContention(() =>
+          setTriggers(ctx.database.db, ctx.market, ctx.clock.now(), {
+            keyId: key.keyId,
+            positionId: body.positionId,
+            stopLossPrice: body.stopLossPrice,
+            takeProfitPrice: body.takeProfitPrice,
           }),
         );
-        return { position: positionView(row, mark) };
       },
     );
   };

@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { buildObservation } from '../../../domain/observation.js';
 import { PM_MIN_STAKE_MUSD } from '../../../domain/pm/pricing.js';
-import { runIdempotent } from '../../../services/idempotency.js';
 import {
   loadMarketOr404,
   openPmPosition,
@@ -142,14 +141,11 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         };
         try {
           if (body.stakeMusd < PM_MIN_STAKE_MUSD) throw invalidRequest('body.stakeMusd', `stakeMusd must be at least ${PM_MIN_STAKE_MUSD}`);
-          const result = await runIdempotent(
-            ctx.database.db,
-            { keyId: key.keyId, idempotencyKey: body.idempotencyKey, route: `POST ${PM_OPEN_URL}`, body: body as Record<string, unknown> },
-            async (tx) => {
-              const opened = await openPmPosition(tx, ctx.database, ctx.clock, input);
-              return { statusCode: 201, body: { position: pmPositionView(opened.row) } };
-            },
-          );
+          const result = await openPmPosition(ctx.database, ctx.clock, input, key, {
+            idempotencyKey: body.idempotencyKey,
+            route: `POST ${PM_OPEN_URL}`,
+            body: body as Record<string, unknown>,
+          });
           const position = result.body.position as { id: number };
           request.ledgerNote = {
             idempotencyKey: body.idempotencyKey,

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { buildObservation } from '../../../domain/observation.js';
-import { runIdempotent } from '../../../services/idempotency.js';
-import { asReplay, cancelOrder, checkOrderShape, placeOrder, quoteSpot, tradeableCoin, type OrderInput } from '../../../services/spot-trading.js';
+import { asReplay, cancelOrder, checkOrderShape, placeSpotOrder, quoteSpot, tradeableCoin, type OrderInput } from '../../../services/spot-trading.js';
 import type { AppContext } from '../../context.js';
 import { AgentTrace, agentErrors, ErrorBody, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { SpotOrderResponse, SpotQuoteResponse } from '../../responses/spot.js';
@@ -87,14 +86,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         request.ledgerNote = { idempotencyKey: input.idempotencyKey };
         checkOrderShape(input);
         const coin = tradeableCoin(ctx.market, input.coinId, 'body.coinId');
-        const result = await runIdempotent(
-          ctx.database.db,
-          { keyId: key.keyId, idempotencyKey: input.idempotencyKey, route: ORDER_ROUTE, body: request.body as Record<string, unknown> },
-          async (tx) => ({
-            statusCode: 200,
-            body: await placeOrder(tx, { market: ctx.market, nowMs: ctx.clock.now() }, key.keyId, coin, input),
-          }),
-        );
+        const result = await placeSpotOrder(ctx.database.db, { market: ctx.market, nowMs: ctx.clock.now() }, key.keyId, coin, input, ORDER_ROUTE);
         const body = result.replay ? asReplay(result.body) : result.body;
         const fillId = body.orderId as number | undefined;
         const restingId = body.restingOrderId as number | undefined;

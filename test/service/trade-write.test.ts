@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decimal } from '../../src/domain/money.js';
+import { checkBooks } from '../../src/services/doctor.js';
+import { findWallet } from '../../src/storage/books-repo.js';
+import { readBook, writeTrade, type IdempotencyClaim } from '../../src/storage/trade-write-repo.js';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
+
+/**
+ * The guarded single-statement write (paper_trade_write): it applies a decision only while
+ * every row the decision read is unchanged, and claims the idempotency key once.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ config: { agentRpm: 100_000, tradeWpm: 100_000 } });
+  t.market.set('1', 50_000, t.clock.now());
+});
+afterAll(async () => t.close());
+
+const move = (amount: number) => ({ cash: [{ bucket: 'available' as const, amount: new Decimal(amount), reason: 'test_move' }, { bucket: 'frozen' as const, amount: new Decimal(-amount), reason: 'test_move' }] });
+const claim = (idempotencyKey: string): IdempotencyClaim => ({ idempotencyKey, route: 'test', requestHash: 'h', statusCode: 200, response: { ok: 1 }, idPaths: [] });
+
+describe('paper_trade_write', () => {
+  it('answers stale and writes nothing when the book changed after the read; applies on a fresh read', async () => {
+    const { key, keyId } = await t.newKey();
+    const db = t.ctx.database.db;
+    const before = await readBook(db, { keyId, coinId: '1' });
+    const res = await t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: bearer(key), payload: { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.01, idempotencyKey: 'w1' } });
+    expect(res.statusCode).toBe(200);
+    const afterOrder = (await findWallet(db, keyId))!;
+    const freeze = { cash: [{ bucket: 'available' as const, amount: new Decimal(-10), reason: 'test_freeze' }, { bucket: 'frozen' as const, amount: new Decimal(10), reason: 'test_freeze' }] };
+    expect(await writeTrade(db, { snapshot: before, effects: freeze })).toMatchObject({ outcome: 'stale', row: 'wallet' });
+    expect((await findWallet(db, keyId))!.available.eq(afterOrder.available)).toBe(true);
+    // the holding changed too: a snapshot read before the buy is stale on it as well
+    const fresh = await readBook(db, { keyId, coinId: '1' });
+    expect(await writeTrade(db, { snapshot: fresh, effects: freeze })).toMatchObject({ outcome: 'applied' });
+    expect((await findWallet(db, keyId))!.frozen.toNumber()).toBe(10);
+    expect(await writeTrade(db, { snapshot: fresh, effects: move(10) })).toMatchObject({ outcome: 'stale' });
+    expect(await writeTrade(db, { snapshot: await readBook(db, { keyId }), effects: move(10) })).toMatchObject({ outcome: 'applied' });
+    expect(await checkBooks(db)).toMatchObject({ ok: true });
+  });
+
+  it('claims an idempotency key once: a second write with the same key answers the stored record and moves nothing', async () => {
+    const { keyId } = await t.newKey();
+    const db = t.ctx.database.db;
+    const first = await readBook(db, { keyId, idempotencyKey: 'same' });
+    expect(first.idempotency).toBeNull();
+    expect(await writeTrade(db, { snapshot: first, effects: move(0), idempotency: claim('same') })).toMatchObject({ outcome: 'applied' });
+    const again = await writeTrade(db, { snapshot: await readBook(db, { keyId }), effects: { cash: [{ bucket: 'available', amount: new Decimal(-5), reason: 'x' }, { bucket: 'frozen', amount: new Decimal(5), reason: 'x' }] }, idempotency: claim('same') });
+    expect(again).toEqual({ outcome: 'exists', record: { route: 'test', requestHash: 'h', statusCode: 200, response: { ok: 1 } } });
+    expect((await findWallet(db, keyId))!.frozen.toNumber()).toBe(0);
+    expect((await readBook(db, { keyId, idempotencyKey: 'same' })).idempotency).toMatchObject({ statusCode: 200 });
+  });
+});
