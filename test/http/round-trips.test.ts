@@ -121,20 +121,17 @@ describe('trade writes: ≤ 3 round trips', () => {
 /** The risk sweep settles in batches: a handful of statements per batch, whatever its size. */
 const RISK_SWEEP_CURRENT = 12; // measured: 2 scans + one 10-statement transaction per batch of up to 250
 
-/**
- * Account reads are being made set-based on the `reads` branch (issue 11 item 2). Until that
- * merges, reads over budget here are pinned at their current cost as an upper bound; the lead
- * tightens each to READ_BUDGET after the merge.
- */
+/** Account reads are set-based (issue 11 item 2): one book read with its parts, whatever the history. */
 const READS: [string, number][] = [
   ['/api/agent/me', READ_BUDGET],
-  ['/api/agent/portfolio', 6], // pinned: 6 on this branch
+  ['/api/agent/portfolio', READ_BUDGET],
   ['/api/agent/wallet', READ_BUDGET],
   ['/api/agent/positions/futures', READ_BUDGET],
   ['/api/agent/positions/pm', READ_BUDGET],
   ['/api/agent/orders/open', READ_BUDGET],
   ['/api/agent/trades', READ_BUDGET],
-  ['/api/agent/equity-curve', 5], // pinned: 5 on this branch
+  ['/api/agent/equity-curve', READ_BUDGET],
+  ['/api/agent/equity-curve?granularity=realized', READ_BUDGET],
   ['/api/agent/performance', READ_BUDGET],
 ];
 
