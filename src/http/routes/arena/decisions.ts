@@ -3,11 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { handleFor, keyIdFromHandle } from '../../../domain/api-keys.js';
 import { decodeCursor } from '../../../arena/dataset-cursor.js';
-import { decisionArtifact, decisionRecord, decisionsPage } from '../../../services/arena-decisions.js';
+import { decisionArtifact, decisionsPage } from '../../../services/arena-decisions.js';
 import { findPublicAgent } from '../../../storage/arena-board-repo.js';
 import { findPublicDecision } from '../../../storage/arena-decisions-repo.js';
+import { houseKeyIds } from '../../../storage/house-repo.js';
 import type { AppContext } from '../../context.js';
-import { invalidRequest, notFound } from '../../errors.js';
+import { ApiError, invalidRequest, notFound } from '../../errors.js';
 import { StringEnum } from '../../schemas.js';
 import { CACHE, OpenResponse, publicErrors, tags } from './schemas.js';
 
@@ -32,6 +33,10 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Integer({ minimum: 1, maximum: 250, default: 50 }),
             cursor: Type.Optional(Type.String({ maxLength: 400 })),
             agent: Type.Optional(Type.String({ maxLength: 64, description: 'public handle a{keyId}-{slug}' })),
+            status: StringEnum(['settled', 'open'] as const, {
+              default: 'settled',
+              description: 'open: the unsettled decisions of a house agent named by `agent` (else 400 status_open_requires_house_agent)',
+            }),
           }),
           response: { 200: OpenResponse('decisions envelope (json) or one decision per line (jsonl/ndjson)'), ...publicErrors },
         },
@@ -48,6 +53,9 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const agent = await findPublicAgent(db, keyId);
           matchesNothing = !agent || handleFor(agent.keyId, agent.agentName) !== q.agent;
         }
+        if (q.status === 'open' && (keyId === null || matchesNothing || !(await houseKeyIds(db)).has(keyId))) {
+          throw new ApiError(400, 'status_open_requires_house_agent', 'status=open serves only a house agent named by agent (its public handle)');
+        }
         const lines = q.format !== 'json';
         const page = await decisionsPage(db, {
           nowMs: ctx.clock.now(),
@@ -57,6 +65,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           keyId,
           matchesNothing,
           includeOpportunities: q.includeOpportunities && !lines,
+          status: q.status,
         });
         const { pagination } = page.envelope;
         reply.header('cache-control', CACHE.decisions);
@@ -69,7 +78,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const stream = Readable.from(
           (function* () {
             for (let i = 0; i < rows.length; i += LINES_PER_CHUNK) {
-              yield rows.slice(i, i + LINES_PER_CHUNK).map((row) => `${JSON.stringify(decisionRecord(row))}\n`).join('');
+              yield rows.slice(i, i + LINES_PER_CHUNK).map((row) => `${JSON.stringify(page.record(row))}\n`).join('');
             }
           })(),
         );
