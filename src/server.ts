@@ -5,6 +5,8 @@ import { ensureDemoKey } from './services/demo-key.js';
 import { startMarketSource } from './services/market-source-boot.js';
 import { ensureHouseAgents } from './services/house-agents.js';
 import { openDatabase, pgliteDirFor } from './storage/db.js';
+import { initPgliteDir } from './storage/pglite-init.js';
+import { startupProgress } from './util/startup-progress.js';
 import { buildJobs } from './workers/jobs.js';
 import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js';
 import { Scheduler } from './workers/scheduler.js';
@@ -16,13 +18,20 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 /** Starts a process in one role and closes it gracefully on SIGTERM/SIGINT. */
 export async function runServer(config: Config, role: Role): Promise<void> {
   const startedAt = Date.now();
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    pgliteDir: pgliteDirFor(config.dataDir),
-    poolMax: config.databasePoolMax,
-  });
+  const progress = startupProgress(say);
+  const pgliteDir = pgliteDirFor(config.dataDir);
+  // The database opens while the simulated market back-fills (a first PGlite start creates its files in a child process).
+  const opening = (async () => {
+    if (!config.databaseUrl && (await initPgliteDir(pgliteDir)) === 'created') progress('database: created the PGlite files');
+    const opened = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: config.databasePoolMax });
+    progress(`database: open and migrated (${opened.kind})`);
+    return opened;
+  })();
+  opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
+  const source = await startMarketSource(config, opening, progress);
+  const database = await opening;
+  progress('market: serving prices');
   const admin = resolveAdminToken(config.adminToken, config.dataDir);
-  const source = await startMarketSource(config, database, say);
   const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, market: source.market, marketReads: source.market });
 
   const scheduler =
@@ -37,6 +46,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
             marketReads: source.market,
             houseAgents: config.houseAgents,
             futuresOpenEnabled: config.futuresOpenEnabled,
+            pmOpenEnabled: config.pmOpenEnabled,
+            clock: source.clock,
           }),
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
           source.clock,
@@ -63,7 +74,13 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   }
   // Once per database whichever process starts first (HOUSE_AGENTS=off creates none).
   if (config.houseAgents) await ensureHouseAgents(database.db);
-  scheduler?.start();
+  if (scheduler) {
+    // Ready means data: the first PM ingest (and on an empty database its back-fill) runs now, not after the other jobs' first tick.
+    progress('prediction markets: loading…');
+    await scheduler.runNow('pm-ingest').catch((error: unknown) => app.log.warn({ err: error }, 'first PM ingest failed'));
+    progress('prediction markets: lists and price history served; ready');
+    scheduler.start();
+  }
   app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
 
   let closing = false;

@@ -32,6 +32,8 @@ const DELTAS_TOP = 10;
 const DELTAS_EVERY_MS = 15_000;
 /** Back-filled capture rows written per ingest run. */
 const BACKFILL_SLICE = 1500;
+/** Native-history captures written per statement during the first run. */
+const FIRST_SLICE = 5000;
 /** Our captures are kept this long. */
 const CAPTURE_RETENTION_MS = 90 * DAY_MS;
 
@@ -218,14 +220,17 @@ export class PmIngest {
     const db = this.database.db;
     if (this.known === null) {
       const empty = this.options.backfill !== false && !this.options.adapters && (await countPmMarkets(db)) === 0;
-      if (empty) await this.backfill(nowMs);
-      this.known = await this.loadKnown();
-      // The back-fill is this run's whole work: the first tick (and a shutdown waiting for it) stays short.
       if (empty) {
-        await this.rematch(nowMs);
-        this.lastRunAt = nowMs;
-        return;
+        await this.backfill(nowMs);
+        // Readiness waits for price history: the native venues' captures go in now (they are
+        // the ones served as history), the sparse rest over the next runs.
+        this.pendingCaptures.sort((a, b) => Number(!venueById(a.source)?.nativeHistory) - Number(!venueById(b.source)?.nativeHistory));
+        for (let left = this.pendingCaptures.filter((c) => venueById(c.source)?.nativeHistory).length; left > 0; left -= FIRST_SLICE) {
+          await this.drainBackfill(Math.min(left, FIRST_SLICE));
+        }
       }
+      this.known = await this.loadKnown();
+      // The first run goes on to a regular pass: the lists hold today's markets (flash ones too) at once.
     }
     const known = this.known;
     const since = this.lastRunAt ?? nowMs - 15 * 60_000;

@@ -71,14 +71,21 @@ export class BarBook {
     for (const row of rows) this.dirty.get(row.range)!.add(row.openTime);
   }
 
-  /** Every held bar as rows (a cold start's first checkpoint). */
+  /** Every held bar as rows (a cold start's first checkpoint): one pass over each coin's bars. */
   allRows(): PackedBarRow[] {
     this.takeDirty();
     const rows: PackedBarRow[] = [];
     for (const range of CANDLE_RANGE_NAMES) {
-      const times = new Set<number>();
-      for (const list of this.bars.get(range)!) for (const bar of list) times.add(bar.t);
-      for (const t of [...times].sort((a, b) => a - b)) rows.push(this.pack(range, t));
+      const byTime = new Map<number, Float64Array>();
+      const perCoin = this.bars.get(range)!;
+      for (let i = 0; i < this.coinCount; i += 1) {
+        for (const bar of perCoin[i]!) {
+          let values = byTime.get(bar.t);
+          if (values === undefined) byTime.set(bar.t, (values = new Float64Array(this.coinCount * FIELDS)));
+          values.set([bar.o, bar.h, bar.l, bar.c, bar.volumeSum, bar.samples], i * FIELDS);
+        }
+      }
+      for (const t of [...byTime.keys()].sort((a, b) => a - b)) rows.push({ range, openTime: t, data: new Uint8Array(byTime.get(t)!.buffer) });
     }
     return rows;
   }
