@@ -21,6 +21,7 @@ import {
 } from '../storage/pm-repo.js';
 import { matchMarkets } from './matching.js';
 import { DAY_MS, HOUR_MS } from './sim/questions.js';
+import type { CoinPrices } from './sim/coin-prices.js';
 import { SimWorld, type CapturePoint, type SimProfile } from './sim/world.js';
 import type { MarketState, VenueAdapter, WhalePrint } from './types.js';
 import { isMoneyVenue, venueById } from './venues.js';
@@ -47,6 +48,8 @@ export interface PmIngestOptions {
   backfill?: boolean;
   /** How far back the back-fill reaches (default 30 days; tests use less). */
   backfillWindowMs?: number;
+  /** The simulated coins' prices: coin price questions anchor and settle on them. */
+  coinPrices?: CoinPrices;
 }
 
 interface Known {
@@ -152,7 +155,7 @@ export class PmIngest {
     private readonly database: Database,
     private readonly options: PmIngestOptions,
   ) {
-    this.world = new SimWorld(options.seed, options.profile);
+    this.world = new SimWorld(options.seed, options.profile, options.coinPrices);
     this.adapters = options.adapters ?? this.world.adapters();
   }
 

@@ -65,7 +65,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     futuresRiskJob(deps),
     ...arenaJobs(deps),
     pmSettlementJob(deps),
-    ...pmJobs(deps.database, deps.config ?? { simSeed: 'paper-arena', simProfile: 'realistic', marketData: { kind: 'sim' } }),
+    ...pmJobs(deps.database, deps.config ?? { simSeed: 'paper-arena', simProfile: 'realistic', marketData: { kind: 'sim' } }, fetch, deps.marketReads),
   ];
   if (deps.marketReads && deps.houseAgents !== false) jobs.push(houseAgentsJob({ database: deps.database, reads: deps.marketReads, futuresOpenEnabled: deps.futuresOpenEnabled }));
   if (deps.houseAgents !== false) {
