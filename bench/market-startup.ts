@@ -4,7 +4,7 @@
  * /healthz answers, when /readyz answers 200, and when real data is served (PM events and
  * overview non-empty, price history with points for a native venue) — checked independently
  * of /readyz, so a /readyz that lies shows. Then it samples the idle RSS after IDLE_SECONDS.
- * Writes bench/results/market-startup.json. Run: npx tsx bench/market-startup.ts
+ * Writes bench/results/market-startup.json (market-startup-postgres.json with DATABASE_URL). Run: npx tsx bench/market-startup.ts
  * (DATABASE_URL=postgres://… measures PostgreSQL instead: the database is used as given.)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,7 +91,7 @@ try {
     cold: { ...cold, log: undefined },
     restart: { ...restart, log: undefined },
   };
-  writeFileSync(join(resultsDir, 'market-startup.json'), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(resultsDir, databaseUrl ? 'market-startup-postgres.json' : 'market-startup.json'), `${JSON.stringify(result, null, 2)}\n`);
   console.log('--- cold start log ---');
   console.log(cold.log);
   console.log('--- restart log ---');
