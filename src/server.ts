@@ -74,13 +74,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   }
   // Once per database whichever process starts first (HOUSE_AGENTS=off creates none).
   if (config.houseAgents) await ensureHouseAgents(database.db);
-  if (scheduler) {
-    // Ready means data: the first PM ingest (and on an empty database its back-fill) runs now, not after the other jobs' first tick.
-    progress('prediction markets: loading…');
-    await scheduler.runNow('pm-ingest').catch((error: unknown) => app.log.warn({ err: error }, 'first PM ingest failed'));
-    progress('prediction markets: lists and price history served; ready');
-    scheduler.start();
-  }
+
   app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
 
   let closing = false;
@@ -103,4 +97,15 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  if (scheduler) {
+    // Ready means data: the first PM ingest (and on an empty database its back-fill) runs now, not
+    // after the other jobs' first tick. Not awaited: a shutdown meanwhile waits for it (scheduler.stop).
+    progress('prediction markets: loading…');
+    void scheduler
+      .runNow('pm-ingest')
+      .then((ran) => progress(ran ? 'prediction markets: lists and price history served; ready' : 'prediction markets: ingested by the leading process'))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'first PM ingest failed'))
+      .finally(() => scheduler.start());
+  }
 }
