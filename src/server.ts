@@ -5,6 +5,8 @@ import { ensureDemoKey } from './services/demo-key.js';
 import { startMarketSource } from './services/market-source-boot.js';
 import { ensureHouseAgents } from './services/house-agents.js';
 import { openDatabase, pgliteDirFor } from './storage/db.js';
+import { initPgliteDir } from './storage/pglite-init.js';
+import { startupProgress } from './util/startup-progress.js';
 import { buildJobs } from './workers/jobs.js';
 import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js';
 import { Scheduler } from './workers/scheduler.js';
@@ -18,13 +20,20 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 /** Starts a process in one role and closes it gracefully on SIGTERM/SIGINT. */
 export async function runServer(config: Config, role: Role): Promise<void> {
   const startedAt = Date.now();
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    pgliteDir: pgliteDirFor(config.dataDir),
-    poolMax: config.databasePoolMax,
-  });
+  const progress = startupProgress(say);
+  const pgliteDir = pgliteDirFor(config.dataDir);
+  // The database opens while the simulated market back-fills (a first PGlite start creates its files in a child process).
+  const opening = (async () => {
+    if (!config.databaseUrl && (await initPgliteDir(pgliteDir)) === 'created') progress('database: created the PGlite files');
+    const opened = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: config.databasePoolMax });
+    progress(`database: open and migrated (${opened.kind})`);
+    return opened;
+  })();
+  opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
+  const source = await startMarketSource(config, opening, progress);
+  const database = await opening;
+  progress('market: serving prices');
   const admin = resolveAdminToken(config.adminToken, config.dataDir);
-  const source = await startMarketSource(config, database, say);
   const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, market: source.market, marketReads: source.market, news: source.news });
 
   const scheduler =
@@ -39,6 +48,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
             marketReads: source.market,
             houseAgents: config.houseAgents,
             futuresOpenEnabled: config.futuresOpenEnabled,
+            pmOpenEnabled: config.pmOpenEnabled,
+            clock: source.clock,
           }),
           database.kind === 'postgres' ? new AdvisoryLockLeadership(database) : new SoleLeadership(),
           source.clock,
@@ -110,4 +121,15 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  if (scheduler) {
+    // Ready means data: the first PM ingest (and on an empty database its back-fill) runs now, not
+    // after the other jobs' first tick. Not awaited: a shutdown meanwhile waits for it (scheduler.stop).
+    progress('prediction markets: loading…');
+    void scheduler
+      .runNow('pm-ingest')
+      .then((ran) => progress(ran ? 'prediction markets: lists and price history served; ready' : 'prediction markets: ingested by the leading process'))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'first PM ingest failed'))
+      .finally(() => scheduler.start());
+  }
 }

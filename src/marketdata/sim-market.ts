@@ -113,7 +113,7 @@ export class SimMarket implements MarketReads {
       const prices = new Float64Array(n);
       let found = 0;
       for (let i = 0; i < n; i += 1) {
-        const bar = barContaining(this.book.coinBars(source.range, i), targetSec, CANDLE_RANGES[source.range].barSeconds);
+        const bar = this.book.barContaining(source.range, i, targetSec);
         if (bar !== undefined) {
           prices[i] = bar.o;
           found += 1;
@@ -158,18 +158,17 @@ export class SimMarket implements MarketReads {
       if (h > high) high = h;
     };
     // Completed and current minute bars (1-minute bars overlapping the window).
-    const minuteBars = this.book.coinBars('1H', i);
-    const firstMinuteMs = (minuteBars[0]?.t ?? Number.POSITIVE_INFINITY) * 1000;
-    for (const bar of minuteBars) {
-      const openMs = bar.t * 1000;
-      if (openMs + MS_PER_MINUTE > fromMs && openMs <= toMs) take(bar.l, bar.h);
-    }
+    const firstMinuteMs = (this.book.firstOpen('1H', i) ?? Number.POSITIVE_INFINITY) * 1000;
+    this.book.scanLowHigh('1H', i, (openSec, l, h) => {
+      const openMs = openSec * 1000;
+      if (openMs + MS_PER_MINUTE > fromMs && openMs <= toMs) take(l, h);
+    });
     // Older than the last hour: 5-minute bars.
     if (fromMs < firstMinuteMs) {
-      for (const bar of this.book.coinBars('1D', i)) {
-        const openMs = bar.t * 1000;
-        if (openMs + 300_000 > fromMs && openMs < Math.min(toMs, firstMinuteMs)) take(bar.l, bar.h);
-      }
+      this.book.scanLowHigh('1D', i, (openSec, l, h) => {
+        const openMs = openSec * 1000;
+        if (openMs + 300_000 > fromMs && openMs < Math.min(toMs, firstMinuteMs)) take(l, h);
+      });
     }
     // This minute's ticks.
     if (this.ticks.count > 0 && this.ticks.lastMs > fromMs && this.minuteStartMs() <= toMs) take(this.ticks.low[i]!, this.ticks.high[i]!);
@@ -232,13 +231,4 @@ export class SimMarket implements MarketReads {
   version(): number {
     return this.versionCounter;
   }
-}
-
-/** The bar whose interval holds tSec, searching from the newest. */
-function barContaining(bars: readonly BarAccumulator[], tSec: number, barSeconds: number): BarAccumulator | undefined {
-  for (let k = bars.length - 1; k >= 0; k -= 1) {
-    const bar = bars[k]!;
-    if (bar.t <= tSec) return tSec < bar.t + barSeconds ? bar : undefined;
-  }
-  return undefined;
 }

@@ -21,6 +21,7 @@ import {
 } from '../storage/pm-repo.js';
 import { matchMarkets } from './matching.js';
 import { DAY_MS, HOUR_MS } from './sim/questions.js';
+import type { CoinPrices } from './sim/coin-prices.js';
 import { SimWorld, type CapturePoint, type SimProfile } from './sim/world.js';
 import type { MarketState, VenueAdapter, WhalePrint } from './types.js';
 import { isMoneyVenue, venueById } from './venues.js';
@@ -32,6 +33,8 @@ const DELTAS_TOP = 10;
 const DELTAS_EVERY_MS = 15_000;
 /** Back-filled capture rows written per ingest run. */
 const BACKFILL_SLICE = 1500;
+/** Native-history captures written per statement during the first run. */
+const FIRST_SLICE = 5000;
 /** Our captures are kept this long. */
 const CAPTURE_RETENTION_MS = 90 * DAY_MS;
 
@@ -45,6 +48,8 @@ export interface PmIngestOptions {
   backfill?: boolean;
   /** How far back the back-fill reaches (default 30 days; tests use less). */
   backfillWindowMs?: number;
+  /** The simulated coins' prices: coin price questions anchor and settle on them. */
+  coinPrices?: CoinPrices;
 }
 
 interface Known {
@@ -150,7 +155,7 @@ export class PmIngest {
     private readonly database: Database,
     private readonly options: PmIngestOptions,
   ) {
-    this.world = new SimWorld(options.seed, options.profile);
+    this.world = new SimWorld(options.seed, options.profile, options.coinPrices);
     this.adapters = options.adapters ?? this.world.adapters();
   }
 
@@ -218,14 +223,17 @@ export class PmIngest {
     const db = this.database.db;
     if (this.known === null) {
       const empty = this.options.backfill !== false && !this.options.adapters && (await countPmMarkets(db)) === 0;
-      if (empty) await this.backfill(nowMs);
-      this.known = await this.loadKnown();
-      // The back-fill is this run's whole work: the first tick (and a shutdown waiting for it) stays short.
       if (empty) {
-        await this.rematch(nowMs);
-        this.lastRunAt = nowMs;
-        return;
+        await this.backfill(nowMs);
+        // Readiness waits for price history: the native venues' captures go in now (they are
+        // the ones served as history), the sparse rest over the next runs.
+        this.pendingCaptures.sort((a, b) => Number(!venueById(a.source)?.nativeHistory) - Number(!venueById(b.source)?.nativeHistory));
+        for (let left = this.pendingCaptures.filter((c) => venueById(c.source)?.nativeHistory).length; left > 0; left -= FIRST_SLICE) {
+          await this.drainBackfill(Math.min(left, FIRST_SLICE));
+        }
       }
+      this.known = await this.loadKnown();
+      // The first run goes on to a regular pass: the lists hold today's markets (flash ones too) at once.
     }
     const known = this.known;
     const since = this.lastRunAt ?? nowMs - 15 * 60_000;

@@ -9,9 +9,11 @@ import {
 import { encodeCursor, type DatasetCursor } from '../arena/dataset-cursor.js';
 import { roundMusd } from '../arena/stats.js';
 import {
+  countOpenDecisions,
   countOpportunities,
   countResolvedDecisions,
   latestDecisionMarker,
+  listOpenDecisions,
   listOpportunities,
   listResolvedDecisions,
   type DecisionRow,
@@ -19,6 +21,9 @@ import {
 import type { Queryable } from '../storage/db.js';
 
 const money = (v: string | null) => (v === null ? null : roundMusd(Number(v)));
+
+/** A `decisions[]` record; `result` is `pending` on the open rows of a house agent. */
+export type DecisionRecord = Omit<ReturnType<typeof decisionRecord>, 'result'> & { result: string | null };
 
 /** One `decisions[]` record: v1 fields, then the v2 additions (supplement §2.10). */
 export function decisionRecord(r: DecisionRow) {
@@ -68,6 +73,11 @@ export function decisionRecord(r: DecisionRow) {
     schemaVersion: r.schemaVersion,
     provenance: r.provenance,
   };
+}
+
+/** A still-open decision of a house agent (`status=open`): pending, no scores, no PnL yet. */
+export function openDecisionRecord(r: DecisionRow): DecisionRecord {
+  return { ...decisionRecord(r), result: 'pending', pnlMusd: 0, brier: null, agentBrier: null, realizedPaperTrade: null, resolvedAt: null };
 }
 
 /** One `opportunities[]` record (supplement §2.11): no fill, settlement or PnL. */
@@ -189,14 +199,21 @@ export interface DatasetQuery {
   /** A well-formed handle naming no public agent matches nothing. */
   matchesNothing: boolean;
   includeOpportunities: boolean;
+  /** `open`: a house agent's unsettled decisions (keyId is then that agent's). Default `settled`. */
+  status?: 'settled' | 'open';
 }
 
 /** One page of the decisions dataset (and, when asked, of the opportunities beside it). */
 export async function decisionsPage(db: Queryable, q: DatasetQuery) {
   const none = q.matchesNothing;
-  const decisions = none ? [] : await listResolvedDecisions(db, q.cursor.d, q.limit, q.keyId);
+  const open = q.status === 'open' && q.keyId !== null;
+  const decisions = none ? [] : open ? await listOpenDecisions(db, q.cursor.d, q.limit, q.keyId!) : await listResolvedDecisions(db, q.cursor.d, q.limit, q.keyId);
   const marker = none ? '' : await sharedMarker(db);
-  const count = none ? 0 : await cachedCount(db, `d|${q.keyId}|${marker}`, q.nowMs, () => countResolvedDecisions(db, q.keyId));
+  const count = none
+    ? 0
+    : open
+      ? await countOpenDecisions(db, q.keyId!)
+      : await cachedCount(db, `d|${q.keyId}|${marker}`, q.nowMs, () => countResolvedDecisions(db, q.keyId));
   const decisionsHasMore = decisions.length > q.limit;
   const pageDecisions = decisions.slice(0, q.limit);
   let opportunities: DecisionRow[] = [];
@@ -216,6 +233,7 @@ export async function decisionsPage(db: Queryable, q: DatasetQuery) {
   const nextCursor = hasMore ? encodeCursor(next) : null;
   return {
     rows: pageDecisions,
+    record: (open ? openDecisionRecord : decisionRecord) as (r: DecisionRow) => DecisionRecord,
     envelope: {
       schema: DECISIONS_SCHEMA,
       datasetVersion: DECISIONS_DATASET_VERSION,
@@ -223,7 +241,7 @@ export async function decisionsPage(db: Queryable, q: DatasetQuery) {
       executionPolicyVersion: EXECUTION_POLICY_VERSION,
       evaluationPolicyVersion: EVALUATION_POLICY_VERSION,
       count,
-      decisions: pageDecisions.map(decisionRecord),
+      decisions: pageDecisions.map((r): DecisionRecord => (open ? openDecisionRecord(r) : decisionRecord(r))),
       ...(q.includeOpportunities ? { opportunities: opportunities.map(opportunityRecord), opportunityCount } : {}),
       pagination: {
         limit: q.limit,

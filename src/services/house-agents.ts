@@ -47,7 +47,7 @@ export async function ensureHouseAgents(db: Db, specs: readonly HouseAgentSpec[]
           userId: HOUSE_USER_ID,
           agentName: spec.agentName,
           agentModel: spec.agentModel,
-          scopes: ['read', spec.venue === 'spot' ? 'trade:spot' : 'trade:futures'],
+          scopes: ['read', `trade:${spec.venue}`],
           public: true,
         });
         if (!(await claimHouseAgent(tx, spec.strategy, key.keyId))) throw new LostClaim();
@@ -206,7 +206,7 @@ export async function runHouseAgents(deps: HouseStepDeps, nowMs: number): Promis
   const results = new Map<string, HouseOrderOutcome<HouseOrder | HouseFuturesOrder>[]>();
   for (const agent of agents) {
     const spec = specs.find((s) => s.strategy === agent.strategy);
-    if (!spec || (agent.lastStepTick !== null && agent.lastStepTick >= tick)) continue;
+    if (!spec || spec.venue === 'pm' || (agent.lastStepTick !== null && agent.lastStepTick >= tick)) continue;
     if (spec.venue === 'spot') {
       const orders = spec.decide(market, await loadHouseBook(db, agent.keyId));
       results.set(agent.strategy, await executeHouseOrders(db, deps.reads, agent.keyId, tick, orders, nowMs));

@@ -36,15 +36,20 @@ export interface RunningMarketSource {
 /** Live news is polled this often; requests read the last good batch. */
 const NEWS_POLL_MS = 5 * 60_000;
 
-export async function startMarketSource(config: Config, database: Database, say: (line: string) => void): Promise<RunningMarketSource> {
+/**
+ * `database` may still be opening (a first start creates PGlite's files meanwhile): the
+ * simulated market back-fills its history in the meantime.
+ */
+export async function startMarketSource(config: Config, opening: Database | Promise<Database>, say: (line: string) => void): Promise<RunningMarketSource> {
   const coins = loadCoins(config.coinsFile);
   const mode = config.marketData;
-  if (mode.kind === 'live') return startLive(config, database, coins, say);
-  if (mode.kind === 'replay') return startReplay(config, database, coins, mode.file, say);
+  if (mode.kind === 'live') return startLive(config, await opening, coins, say);
+  if (mode.kind === 'replay') return startReplay(config, await opening, coins, mode.file, say);
+  const pglite = !config.databaseUrl;
   const sim = await startSimMarket({
-    db: database.db,
+    db: Promise.resolve(opening).then((d) => d.db),
     // PGlite runs in one process: its checkpoint lives in files beside it (much faster than bytea rows).
-    store: database.kind === 'pglite' ? new FileSimStore(join(config.dataDir, 'sim')) : sqlSimStore(database.db),
+    store: pglite ? new FileSimStore(join(config.dataDir, 'sim')) : sqlSimStore((await opening).db),
     coins,
     seed: config.simSeed,
     profile: config.simProfile,

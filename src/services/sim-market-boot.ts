@@ -15,7 +15,8 @@ import type { SimCheckpointMeta, SimStore } from '../storage/sim-store.js';
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
 
 export interface SimBootOptions {
-  db: Db;
+  /** May still be opening: the market is simulated meanwhile, the coins stored once it is open. */
+  db: Db | Promise<Db>;
   store: SimStore;
   coins: readonly Coin[];
   seed: string;
@@ -42,7 +43,6 @@ export async function startSimMarket(options: SimBootOptions): Promise<RunningSi
   const { db, store, coins, seed, profile, nowMs } = options;
   const say = options.say ?? (() => undefined);
   const meta: SimCheckpointMeta = { seed, profile, universeHash: sha256Hex(canonicalJson(coins)).slice(0, 16) };
-  await upsertCoins(db, coins);
   const nowMinute = minuteIndexOf(nowMs);
   const stored = await store.load();
   const resumable =
@@ -77,6 +77,7 @@ export async function startSimMarket(options: SimBootOptions): Promise<RunningSi
     await store.save(meta, market.state, book.allRows(), book.windowStarts(), { replaceAll: true });
     start = { kind: 'cold', minutes };
   }
+  await upsertCoins(await db, coins);
   return {
     market,
     start,

@@ -300,6 +300,26 @@ export async function countResolvedDecisions(db: Queryable, keyId: number | null
   return row?.n ?? 0;
 }
 
+/** Still-open (unsettled) opened decisions of one key after `afterId`, oldest first (limit + 1). */
+export async function listOpenDecisions(db: Queryable, afterId: number, limit: number, keyId: number): Promise<DecisionRow[]> {
+  const rows = await queryRows<DecisionRow>(
+    db,
+    sql`select ${decisionColumns} from arena_decisions d
+        where d.opportunity_kind = 'opened' and d.settlement_label is null and d.id > ${afterId} and d.key_id = ${keyId} and ${publicKey}
+        order by d.id limit ${limit + 1}`,
+  );
+  return rows.map(normalize);
+}
+
+export async function countOpenDecisions(db: Queryable, keyId: number): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from arena_decisions d
+        where d.opportunity_kind = 'opened' and d.settlement_label is null and d.key_id = ${keyId} and ${publicKey}`,
+  );
+  return row?.n ?? 0;
+}
+
 /** Non-opened opportunities of public agents after `afterId`, oldest first. */
 export async function listOpportunities(db: Queryable, afterId: number, limit: number, keyId: number | null): Promise<DecisionRow[]> {
   const rows = await queryRows<DecisionRow>(

@@ -269,3 +269,13 @@ export async function pmMarketsVersion(db: Queryable): Promise<string> {
   const [row] = await queryRows<{ v: string }>(db, sql`select count(*)::text || '/' || coalesce(max(updated_at)::text, '') || '/' || count(resolution_state)::text || '/' || count(canonical_key)::text as v from pm_markets`);
   return row?.v ?? '';
 }
+
+/** What readiness needs of the PM data: an open market exists, and which venues have captured history. */
+export async function pmDataPresence(db: Queryable, historySources: readonly string[]): Promise<{ openMarkets: boolean; historySources: string[] }> {
+  const [row] = await queryRows<{ open: boolean; sources: string[] | null }>(
+    db,
+    sql`select exists (select 1 from pm_markets where status = 'open') as open,
+          array(select s from unnest(${`{${historySources.join(',')}}`}::text[]) s where exists (select 1 from pm_captures c where c.source = s)) as sources`,
+  );
+  return { openMarkets: Boolean(row?.open), historySources: row?.sources ?? [] };
+}

@@ -60,8 +60,6 @@ export class FileSimStore implements SimStore {
   private readonly basePath: string;
   private readonly journalPath: string;
   private journalBytes = 0;
-  /** Every row held (base + journal), to rewrite the base on compaction. */
-  private rowsByKey = new Map<string, PackedBarRow>();
 
   constructor(dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -73,12 +71,15 @@ export class FileSimStore implements SimStore {
   async load(): Promise<SimCheckpoint | null> {
     if (!existsSync(this.checkpointPath)) return null;
     const meta = JSON.parse(readFileSync(this.checkpointPath, 'utf8')) as CheckpointFile;
-    const base = existsSync(this.basePath) ? decodeRows(readFileSync(this.basePath), meta.coinCount, Number.POSITIVE_INFINITY) : [];
-    const journal = existsSync(this.journalPath) ? decodeRows(readFileSync(this.journalPath), meta.coinCount, meta.journalBytes) : [];
     this.journalBytes = meta.journalBytes;
-    const rows = [...base, ...journal];
-    this.rowsByKey = new Map(rows.map((r) => [`${r.range}@${r.openTime}`, r]));
-    return { seed: meta.seed, profile: meta.profile, universeHash: meta.universeHash, state: meta.state, rows };
+    return { seed: meta.seed, profile: meta.profile, universeHash: meta.universeHash, state: meta.state, rows: this.storedRows(meta.coinCount) };
+  }
+
+  /** Base rows, then the journal's (a later row of the same bar wins when replayed in order). */
+  private storedRows(coinCount: number): PackedBarRow[] {
+    const base = existsSync(this.basePath) ? decodeRows(readFileSync(this.basePath), coinCount, Number.POSITIVE_INFINITY) : [];
+    const journal = existsSync(this.journalPath) ? decodeRows(readFileSync(this.journalPath), coinCount, this.journalBytes) : [];
+    return [...base, ...journal];
   }
 
   async save(
@@ -89,12 +90,12 @@ export class FileSimStore implements SimStore {
     options: { replaceAll?: boolean } = {},
   ): Promise<void> {
     const coinCount = state.coins.length;
-    if (options.replaceAll) this.rowsByKey.clear();
-    for (const r of rows) this.rowsByKey.set(`${r.range}@${r.openTime}`, r);
     if (options.replaceAll || this.journalBytes > JOURNAL_COMPACT_BYTES) {
-      // Rewrite the base with every row still inside its window, then start an empty journal.
-      const kept = [...this.rowsByKey.values()].filter((r) => r.openTime >= windowStarts[r.range]);
-      this.rowsByKey = new Map(kept.map((r) => [`${r.range}@${r.openTime}`, r]));
+      // Rewrite the base with every row still inside its window (read back from the files, not
+      // kept in memory), then start an empty journal.
+      const byKey = new Map<string, PackedBarRow>();
+      for (const r of [...(options.replaceAll ? [] : this.storedRows(coinCount)), ...rows]) byKey.set(`${r.range}@${r.openTime}`, r);
+      const kept = [...byKey.values()].filter((r) => r.openTime >= windowStarts[r.range]);
       writeAtomically(this.basePath, encodeRows(kept));
       this.journalBytes = 0;
       writeAtomically(this.checkpointPath, JSON.stringify({ ...meta, state, coinCount, journalBytes: 0 } satisfies CheckpointFile));

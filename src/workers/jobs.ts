@@ -11,6 +11,8 @@ import { futuresRiskJob } from './futures-risk-job.js';
 import { arenaJobs } from '../services/arena-jobs.js';
 import type { MarketReads } from '../marketdata/reads.js';
 import { houseAgentsJob } from '../services/house-agents.js';
+import { pmForecasterJob } from '../services/house-pm-forecaster.js';
+import { systemClock, type Clock } from '../util/clock.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -30,6 +32,10 @@ export interface JobDeps {
   houseAgents?: boolean;
   /** FUTURES_OPEN_ENABLED (default true): the house futures agent opens only when it is. */
   futuresOpenEnabled?: boolean;
+  /** PM_OPEN_ENABLED (default true): the house PM forecaster opens only when it is. */
+  pmOpenEnabled?: boolean;
+  /** The service clock (default: the system clock); the PM read model ages its snapshot by it. */
+  clock?: Clock;
 }
 
 /** Every periodic job of the service; later capabilities add theirs here. */
@@ -59,9 +65,13 @@ export function buildJobs(deps: JobDeps): Job[] {
     futuresRiskJob(deps),
     ...arenaJobs(deps),
     pmSettlementJob(deps),
-    ...pmJobs(deps.database, deps.config ?? { simSeed: 'paper-arena', simProfile: 'realistic', marketData: { kind: 'sim' } }),
+    ...pmJobs(deps.database, deps.config ?? { simSeed: 'paper-arena', simProfile: 'realistic', marketData: { kind: 'sim' } }, fetch, deps.marketReads),
   ];
   if (deps.marketReads && deps.houseAgents !== false) jobs.push(houseAgentsJob({ database: deps.database, reads: deps.marketReads, futuresOpenEnabled: deps.futuresOpenEnabled }));
+  if (deps.houseAgents !== false) {
+    const profile = deps.config?.simProfile ?? 'realistic';
+    jobs.push(pmForecasterJob({ database: deps.database, clock: deps.clock ?? systemClock, profile, pmOpenEnabled: deps.pmOpenEnabled }));
+  }
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;
     jobs.push({ name: 'market-checkpoint', intervalMs: MINUTE_MS, run: () => checkpoint() });

@@ -53,6 +53,23 @@ export class Scheduler {
     return step;
   }
 
+  /**
+   * Runs one job now if this process leads it (in turn with the ticks), then on its interval:
+   * start-up uses it to load data before the first regular tick. True when it ran.
+   */
+  runNow(name: string): Promise<boolean> {
+    const step = this.tick.then(async () => {
+      const job = this.jobs.find((j) => j.name === name);
+      if (!job || this.stopped || !(await this.leadership.tryLead(job.name))) return false;
+      const now = this.clock.now();
+      this.nextAt.set(job.name, now + job.intervalMs);
+      await job.run(now);
+      return true;
+    });
+    this.tick = step.catch(() => undefined);
+    return step;
+  }
+
   private async step(): Promise<string[]> {
     const ran: string[] = [];
     for (const job of this.jobs) {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentOpenApiDocument, SNAPSHOT_PATH } from '../../scripts/openapi-document.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { createPmApp } from '../support/pm-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -34,13 +35,26 @@ describe('OpenAPI', () => {
 });
 
 describe('health', () => {
-  it('/healthz answers plain ok and /readyz checks the database', async () => {
+  it('/healthz answers plain ok (liveness) while /readyz is 503 until PM lists and native price history are served', async () => {
     const health = await t.app.inject({ url: '/healthz' });
     expect(health.body).toBe('ok');
     expect(health.headers['content-type']).toContain('text/plain');
-    const ready = await t.app.inject({ url: '/readyz' });
-    expect(ready.statusCode).toBe(200);
-    expect(ready.json().status).toBe('ready');
+    const notYet = await t.app.inject({ url: '/readyz' });
+    expect(notYet.statusCode).toBe(503);
+    expect(notYet.json()).toMatchObject({ error: 'not_ready', waitingFor: ['pm_lists', 'pm_price_history:polymarket', 'pm_price_history:kalshi'] });
+  });
+
+  it('/readyz answers 200 once the data is there', async () => {
+    const pm = await createPmApp();
+    try {
+      const ready = await pm.app.inject({ url: '/readyz' });
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json().status).toBe('ready');
+      const events = await pm.get('/api/prediction-markets/events?status=open');
+      expect(events.body.data.length).toBeGreaterThan(0);
+    } finally {
+      await pm.close();
+    }
   });
 
   it('/readyz answers 503 when the database is gone', async () => {

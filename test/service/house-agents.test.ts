@@ -62,14 +62,15 @@ describe('house (demo) agents on a simulated market', () => {
     const db = testDb.database.db;
     await Promise.all([ensureHouseAgents(db), ensureHouseAgents(db), ensureHouseAgents(db)]);
     const agents = await ensureHouseAgents(db);
-    expect(agents.map((a) => a.strategy)).toEqual(['futures-trend', 'mean-reversion', 'momentum']);
+    expect(agents.map((a) => a.strategy)).toEqual(['futures-trend', 'mean-reversion', 'momentum', 'pm-forecaster']);
     const keys = await listKeys(db, HOUSE_USER_ID);
-    expect(keys).toHaveLength(3);
+    expect(keys).toHaveLength(4);
     for (const key of keys) {
       expect(key.isPublic).toBe(true);
-      expect(key.scopes).toEqual(['read', key.agentName === 'futures-trend-house' ? 'trade:futures' : 'trade:spot']);
+      const venue = { 'futures-trend-house': 'futures', 'pm-forecaster-house': 'pm' }[key.agentName as string] ?? 'spot';
+      expect(key.scopes).toEqual(['read', `trade:${venue}`]);
     }
-    expect(keys.map((k) => k.agentName).sort()).toEqual(['futures-trend-house', 'mean-reversion-house', 'momentum-house']);
+    expect(keys.map((k) => k.agentName).sort()).toEqual(['futures-trend-house', 'mean-reversion-house', 'momentum-house', 'pm-forecaster-house']);
     // House keys do not count as "a database with keys": the first start still prints a demo key.
     expect(await ensureDemoKey(db)).not.toBeNull();
   });
@@ -157,11 +158,11 @@ describe('house (demo) agents on a simulated market', () => {
     t.clock.set(lastTick + 2 * DAY); // nothing traded "today" any more
     const board = (await t.app.inject({ url: '/api/arena' })).json();
     expect(board.source).toBe('demo');
-    expect(board.total).toBe(3);
+    expect(board.total).toBe(4);
     for (const row of board.rows) {
       expect(row.source).toBe('demo');
       expect(row.rankDelta).toBeNull();
-      expect(row.handle).toMatch(/^a\d+-(momentum|mean-reversion|futures-trend)-house$/);
+      expect(row.handle).toMatch(/^a\d+-(momentum|mean-reversion|futures-trend|pm-forecaster)-house$/);
     }
     const handles = agents.map((a) => `a${a.keyId}-${a.strategy}-house`).sort();
     expect(board.rows.map((r: { handle: string }) => r.handle).sort()).toEqual(handles);
@@ -215,15 +216,15 @@ describe('house agents step aside once live agents qualify', () => {
     await trades(db, live[0]!, 'spot', [10, -5], now - 1000);
     let b = await board();
     expect(b.source).toBe('live');
-    expect(b.rows.map((r: { source: string }) => r.source)).toEqual(['live', 'demo', 'demo', 'demo']);
+    expect(b.rows.map((r: { source: string }) => r.source)).toEqual(['live', 'demo', 'demo', 'demo', 'demo']);
     expect(b.rows[0].rank).toBe(1);
 
     live.push(await agentKey(db, 'Live Two'), await agentKey(db, 'Live Three'));
     for (const id of live.slice(0, 2)) await trades(db, id, 'spot', [10, 10, 10, 10, 10], now - 1000);
     b = await board();
-    expect(b.total).toBe(6); // two qualified live agents: the house stays
+    expect(b.total).toBe(7); // two qualified live agents: the house stays
     await trades(db, live[2]!, 'spot', [1, 1, 1, 1], now - 1000);
-    expect((await board()).total).toBe(6); // four decided trades are not enough
+    expect((await board()).total).toBe(7); // four decided trades are not enough
     await trades(db, live[2]!, 'spot', [1], now - 1000);
     b = await board();
     expect(b).toMatchObject({ total: 3, source: 'live' });

@@ -14,11 +14,14 @@ interface SpecBase {
 
 export type HouseAgentSpec =
   | (SpecBase & { venue: 'spot'; decide: HouseStrategy })
-  | (SpecBase & { venue: 'futures'; decide: HouseFuturesStrategy });
+  | (SpecBase & { venue: 'futures'; decide: HouseFuturesStrategy })
+  /** Steps in its own job (src/services/house-pm-forecaster.ts): it reads PM markets, not coins. */
+  | (SpecBase & { venue: 'pm' });
 
 /** The built-in agents, created once per database (see src/services/house-agents.ts). */
 export const HOUSE_AGENTS: readonly HouseAgentSpec[] = [
   { strategy: 'momentum', venue: 'spot', agentName: 'momentum-house', agentModel: 'house:momentum-v1', decide: momentum },
   { strategy: 'mean-reversion', venue: 'spot', agentName: 'mean-reversion-house', agentModel: 'house:mean-reversion-v1', decide: meanReversion },
   { strategy: 'futures-trend', venue: 'futures', agentName: 'futures-trend-house', agentModel: 'house:futures-trend-v1', decide: futuresTrend },
+  { strategy: 'pm-forecaster', venue: 'pm', agentName: 'pm-forecaster-house', agentModel: 'house:pm-forecaster-v1' },
 ];

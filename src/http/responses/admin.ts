@@ -1,6 +1,6 @@
 /** Response schemas of the operator surface (/api/admin/*) and the readiness probe. */
 import { Type } from 'typebox';
-import { DateTime, Nullable } from '../schemas.js';
+import { DateTime, ErrorBody, Nullable } from '../schemas.js';
 import { Bool, Int, Str } from './common.js';
 
 export const UsersResponse = Type.Object({ users: Type.Array(Type.Object({ userId: Str(), createdAt: DateTime, keyCount: Int() })) });
@@ -16,3 +16,5 @@ export const DoctorResponse = Type.Object({
 });
 
 export const ReadyResponse = Type.Object({ status: Type.Literal('ready'), database: Str({ description: 'pglite or postgres' }) });
+/** 503 from /readyz: the envelope plus what the process still waits for. */
+export const NotReadyResponse = Type.Object({ ...ErrorBody.properties, waitingFor: Type.Optional(Type.Array(Str())) });

@@ -64,7 +64,7 @@ export const SpotOrderResponse = Type.Object({
     limitPrice: Type.Optional(Num()),
     stopPrice: Type.Optional(Num()),
     triggered: Type.Optional(Bool()),
-    marketable: Type.Optional(Bool({ description: 'a limit or stop-limit that was marketable: it filled at once as a taker at the market execution price' })),
+    marketable: Type.Optional(Type.Boolean({ description: 'a limit or stop-limit that was marketable: it filled at once as a taker at the market execution price' })),
     frozenUsd: Type.Optional(Num()),
     frozenCoin: Type.Optional(Num()),
   }),

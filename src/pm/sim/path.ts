@@ -5,7 +5,7 @@
  */
 import { drawHash, hashString, hashToNormal, hashToUnit, combine32 } from '../../marketdata/sim/random.js';
 import type { MarketResolution, MarketState, OutcomeQuote, WhalePrint } from '../types.js';
-import { DAY_MS, HOUR_MS, type Listing, type Question } from './questions.js';
+import { DAY_MS, HOUR_MS, type Listing, type PriceThreshold, type Question } from './questions.js';
 
 const smooth = (x: number) => x * x * (3 - 2 * x);
 
@@ -21,8 +21,32 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 const logit = (p: number) => Math.log(p / (1 - p));
 const clampP = (p: number) => Math.min(0.995, Math.max(0.005, p));
 
+/** Standard normal CDF (Abramowitz–Stegun 7.1.26 on erf; |error| < 1.5e-7). */
+function normalCdf(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const k = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - ((((1.061405429 * k - 1.453152027) * k + 1.421413741) * k - 0.284496736) * k + 0.254829592) * k * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/**
+ * Chance that the coin ends above the threshold, given its simulated price at t: a lognormal
+ * move over the time left at the coin's volatility. From the end on, the settled answer.
+ */
+function thresholdYes(th: PriceThreshold, winner: number | null, t: number): number {
+  if (t >= th.settleAtMs && th.settled) return winner === 0 ? 1 : 0;
+  const price = th.priceAt(Math.min(t, th.settleAtMs));
+  if (price === null) return 0.5;
+  const daysLeft = Math.max(th.settleAtMs - t, 60_000) / DAY_MS;
+  return clampP(normalCdf(Math.log(price / th.value) / (th.dailyVol * Math.sqrt(daysLeft))));
+}
+
 /** Canonical probabilities (0..1) of the question's outcomes at t. */
 export function canonicalProbabilities(seedKey: number, q: Question, t: number): number[] {
+  if (q.threshold) {
+    const yes = thresholdYes(q.threshold, q.winner, Math.max(t, q.openAt));
+    return [yes, 1 - yes];
+  }
   const at = Math.min(Math.max(t, q.openAt), q.endAt);
   const qk = combine32(seedKey, hashString(q.key));
   const S = q.noiseScaleMs;
@@ -105,7 +129,8 @@ export function listingState(seedKey: number, q: Question, l: Listing, t: number
   const settleAt = q.endAt + l.settleDelayMs;
   let resolution: MarketResolution | null = null;
   const winner = listingWinner(q, l);
-  if (t >= settleAt) {
+  // A price question resolves once the price at its end is known (the market has passed that minute).
+  if (t >= settleAt && (!q.threshold || q.threshold.settled)) {
     resolution = {
       state: winner === null ? 'voided' : 'resolved',
       winnerExternalMarketId: winner === null ? null : externalId(q, l, winner),

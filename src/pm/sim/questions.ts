@@ -5,6 +5,7 @@
  */
 import { drawHash, hashToNormal, hashToUnit, streamKey, subHash } from '../../marketdata/sim/random.js';
 import { VENUES, type Venue } from '../venues.js';
+import type { CoinPrices } from './coin-prices.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -20,7 +21,22 @@ const FLASH_MAX_MS = 12 * 60_000;
 const ARCHIVE_PER_YEAR = 8;
 export const ARCHIVE_FIRST_YEAR = 2016;
 
+/** Threshold questions anchor and settle on 4-hour marks: a bar opens there in every candle range. */
+const ANCHOR_MS = 4 * HOUR_MS;
+
 export type Category = 'politics' | 'crypto' | 'sports' | 'economics' | 'science' | 'culture';
+
+/** A price-threshold question about a simulated coin: Yes when its price at settleAtMs is above `value`. */
+export interface PriceThreshold {
+  coinId: string;
+  value: number;
+  settleAtMs: number;
+  /** Daily volatility of the coin's log price (with the profile's scale). */
+  dailyVol: number;
+  priceAt(atMs: number): number | null;
+  /** False until the price at settleAtMs is known (the question then cannot resolve yet). */
+  settled: boolean;
+}
 export type Variant = 'plain' | 'flipped' | 'opaque';
 
 export interface Listing {
@@ -56,6 +72,8 @@ export interface Question {
   /** Time scale of the probability noise (shorter for flash questions). */
   noiseScaleMs: number;
   listings: Listing[];
+  /** Set on coin price questions when the coins' simulated prices are known (SimWorld with CoinPrices). */
+  threshold?: PriceThreshold;
 }
 
 interface Draws {
@@ -81,13 +99,15 @@ const dateText = (ms: number) => {
 };
 const timeText = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
+/** `base`: the reference price used when no simulated price path is given; `vol`: realistic daily volatility. */
 const CRYPTO = [
-  { coinId: '1', name: 'Bitcoin', symbol: 'BTC', base: 90_000 },
-  { coinId: '1027', name: 'Ethereum', symbol: 'ETH', base: 3_000 },
-  { coinId: '5426', name: 'Solana', symbol: 'SOL', base: 150 },
-  { coinId: '52', name: 'XRP', symbol: 'XRP', base: 2 },
-  { coinId: '74', name: 'Dogecoin', symbol: 'DOGE', base: 0.2 },
+  { coinId: '1', name: 'Bitcoin', symbol: 'BTC', base: 90_000, vol: 0.032 },
+  { coinId: '1027', name: 'Ethereum', symbol: 'ETH', base: 3_000, vol: 0.042 },
+  { coinId: '5426', name: 'Solana', symbol: 'SOL', base: 150, vol: 0.055 },
+  { coinId: '52', name: 'XRP', symbol: 'XRP', base: 2, vol: 0.055 },
+  { coinId: '74', name: 'Dogecoin', symbol: 'DOGE', base: 0.2, vol: 0.075 },
 ] as const;
+type CryptoCoin = (typeof CRYPTO)[number];
 const PLACES = ['Northhaven', 'Port Avery', 'Eastmoor', 'Lakeshire', 'Redwater', 'Silver Bay', 'Granite Falls', 'Westbrook'];
 const PEOPLE = ['Alma Reyes', 'Jonas Whitfield', 'Priya Natarajan', 'Tomas Berg', 'Celine Okafor', 'Marcus Hale', 'Ines Duarte', 'Victor Lund'];
 const TEAMS = ['Harbor City Hawks', 'Ridgeport Rovers', 'Kingsford Knights', 'Fairmont Falcons', 'Ashland Anchors', 'Bayview Bears', 'Cedar Vale Comets', 'Dunmore Dragons'];
@@ -99,7 +119,7 @@ function roundNice(x: number): number {
   const mag = 10 ** Math.floor(Math.log10(x));
   return Math.round((x / mag) * 4) / 4 * mag;
 }
-const money = (x: number) => (x >= 1 ? x.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(Number(x.toPrecision(2))));
+const money = (x: number) => (x >= 1 ? x.toLocaleString('en-US', { maximumFractionDigits: 2 }) : String(Number(x.toPrecision(3))));
 
 export function slugify(text: string): string {
   return text
@@ -123,50 +143,65 @@ interface Wording {
   topics: string[];
   description: string;
   settlementSource: string;
+  threshold?: PriceThreshold;
+  /** A price question whose anchor price is not known yet: not listed until it is. */
+  pending?: boolean;
 }
 
-function wording(d: Draws, endAt: number, flash: boolean): Wording {
+/**
+ * A coin price question. With the simulated prices, the threshold is set near the coin's price
+ * at the anchor (flash: the open minute, ±1 %; daily close: the 4-hour mark before opening,
+ * −8 %..+8 %) and the question settles on the price at its end; without them (tests, no market)
+ * it uses fixed reference prices and the drawn outcome, as every other question does.
+ */
+function cryptoWording(d: Draws, c: CryptoCoin, openAt: number, endAt: number, flash: boolean, prices: CoinPrices | undefined): Wording {
+  const anchorAt = flash ? openAt : Math.floor(openAt / ANCHOR_MS) * ANCHOR_MS;
+  const anchor = prices ? prices.priceAt(c.coinId, anchorAt) : null;
+  let x: number;
+  if (anchor === null) x = roundNice(c.base * (flash ? 0.9 + d.u(11) * 0.2 : 0.7 + d.u(11) * 0.7));
+  else x = Number((anchor * (flash ? 0.99 + d.u(11) * 0.02 : 0.92 + d.u(11) * 0.16)).toPrecision(3));
   const date = dateText(endAt);
+  const at = `${timeText(endAt)} UTC on ${date}`;
+  const settle = prices ? prices.priceAt(c.coinId, endAt) : null;
+  const threshold: PriceThreshold | undefined =
+    prices && anchor !== null
+      ? { coinId: c.coinId, value: x, settleAtMs: endAt, dailyVol: c.vol * prices.volatilityScale, priceAt: (t) => prices.priceAt(c.coinId, t), settled: settle !== null }
+      : undefined;
+  const common = { category: 'crypto' as const, kind: 'binary' as const, outcomes: ['Yes', 'No'], coinIds: [c.coinId], threshold, pending: prices !== undefined && anchor === null };
   if (flash) {
-    const c = d.pick(10, CRYPTO);
-    const x = roundNice(c.base * (0.9 + d.u(11) * 0.2));
-    const at = `${timeText(endAt)} UTC on ${date}`;
     return {
-      category: 'crypto',
-      kind: 'binary',
+      ...common,
       titles: {
         plain: `Will ${c.name} be above $${money(x)} at ${at}?`,
         flipped: `Will ${c.name} be below $${money(x)} at ${at}?`,
         opaque: `${c.name} price vs $${money(x)} at ${at}`,
       },
-      outcomes: ['Yes', 'No'],
-      coinIds: [c.coinId],
       topics: [c.symbol.toLowerCase(), 'crypto', 'short-term'],
       description: `Resolves on the ${c.symbol}/USD index price at ${at}.`,
       settlementSource: 'Composite spot index',
     };
   }
+  return {
+    ...common,
+    titles: {
+      plain: `Will ${c.name} close above $${money(x)} on ${date}?`,
+      flipped: `Will ${c.name} close below $${money(x)} on ${date}?`,
+      opaque: `${c.name} close vs $${money(x)} on ${date}`,
+    },
+    topics: [c.symbol.toLowerCase(), 'crypto', 'price'],
+    description: `Resolves Yes if the ${c.symbol}/USD price at ${at} (the day's close) is above $${money(x)}.`,
+    settlementSource: 'Composite spot index daily close',
+  };
+}
+
+function wording(d: Draws, openAt: number, endAt: number, flash: boolean, prices?: CoinPrices): Wording {
+  const date = dateText(endAt);
+  if (flash) return cryptoWording(d, d.pick(10, CRYPTO), openAt, endAt, true, prices);
   const template = Math.floor(d.u(1) * 11);
   switch (template) {
     case 0:
-    case 1: {
-      const c = d.pick(10, CRYPTO);
-      const x = roundNice(c.base * (0.7 + d.u(11) * 0.7));
-      return {
-        category: 'crypto',
-        kind: 'binary',
-        titles: {
-          plain: `Will ${c.name} close above $${money(x)} on ${date}?`,
-          flipped: `Will ${c.name} close below $${money(x)} on ${date}?`,
-          opaque: `${c.name} close vs $${money(x)} on ${date}`,
-        },
-        outcomes: ['Yes', 'No'],
-        coinIds: [c.coinId],
-        topics: [c.symbol.toLowerCase(), 'crypto', 'price'],
-        description: `Resolves Yes if the ${c.symbol}/USD daily close on ${date} is above $${money(x)}.`,
-        settlementSource: 'Composite spot index daily close',
-      };
-    }
+    case 1:
+      return cryptoWording(d, d.pick(10, CRYPTO), openAt, endAt, false, prices);
     case 2: {
       const c = d.pick(10, CRYPTO);
       return {
@@ -335,9 +370,19 @@ function wording(d: Draws, endAt: number, flash: boolean): Wording {
   }
 }
 
-function buildQuestion(seed: string, key: string, openAt: number, endAt: number, flash: boolean, venues: readonly Venue[], popularity: number): Question {
+function buildQuestion(
+  seed: string,
+  key: string,
+  openAt: number,
+  endAt: number,
+  flash: boolean,
+  venues: readonly Venue[],
+  popularity: number,
+  prices?: CoinPrices,
+  fixedWording?: (d: Draws) => Wording,
+): Question & { pending?: boolean } {
   const d = draws(seed, key);
-  const w = wording(d, endAt, flash);
+  const w = fixedWording ? fixedWording(d) : wording(d, openAt, endAt, flash, prices);
   const n = w.outcomes.length;
   const baseLogits = w.outcomes.map((_, i) => (w.kind === 'binary' ? (i === 0 ? d.n(20) * 0.9 : 0) : d.n(20 + i) * 0.8));
   // The winner is drawn with the market's own base odds, so a calibrated market is possible.
@@ -354,6 +399,8 @@ function buildQuestion(seed: string, key: string, openAt: number, endAt: number,
     }
   }
   if (d.u(31) < 0.04) winner = null;
+  // A price question's outcome is the simulated price at its end (unknown until then).
+  if (w.threshold) winner = w.threshold.settled ? (w.threshold.priceAt(w.threshold.settleAtMs)! > w.threshold.value ? 0 : 1) : null;
   const listings: Listing[] = [];
   venues.forEach((venue, vi) => {
     if (d.u(40 + vi) >= popularity) return;
@@ -370,7 +417,8 @@ function buildQuestion(seed: string, key: string, openAt: number, endAt: number,
       outcomes,
       liquidity,
       volumeRatePerHour: liquidity * (0.02 + d.u(100 + vi) * 0.08),
-      settleDelayMs: Math.floor(d.u(120 + vi) * (flash ? 2 * 60_000 : 2 * HOUR_MS)),
+      // Price questions settle a minute after their end at the earliest: the market has passed that minute by then.
+      settleDelayMs: Math.floor(d.u(120 + vi) * (flash ? 2 * 60_000 : 2 * HOUR_MS)) + (w.threshold ? 60_000 : 0),
       resolvedAtVerified: d.u(140 + vi) < venue.verifiedTimeShare,
     });
   });
@@ -390,46 +438,75 @@ function buildQuestion(seed: string, key: string, openAt: number, endAt: number,
     settlementSource: w.settlementSource,
     noiseScaleMs: flash ? 60_000 : 6 * HOUR_MS,
     listings,
+    ...(w.threshold ? { threshold: w.threshold } : {}),
+    ...(w.pending ? { pending: true } : {}),
   };
 }
 
+const listed = (q: Question & { pending?: boolean }) => !q.pending;
+
 /** World question number j of the realistic catalog. */
-export function regularQuestion(seed: string, j: number): Question {
+export function regularQuestion(seed: string, j: number, prices?: CoinPrices): Question & { pending?: boolean } {
   const d = draws(seed, `q${j}`);
   const openAt = QUESTION_EPOCH_MS + j * SPACING_MS + Math.floor(d.u(2) * SPACING_MS);
   const endAt = openAt + 3 * DAY_MS + Math.floor(d.u(3) ** 2 * (MAX_DURATION_MS - 3 * DAY_MS));
-  return buildQuestion(seed, `q${j}`, openAt, Math.ceil(endAt / 60_000) * 60_000, false, VENUES, 0.15 + d.u(4) * 0.45);
+  // Coin price questions (the first two of eleven templates) end on a 4-hour mark when they settle on the price path.
+  const onPricePath = prices !== undefined && Math.floor(d.u(1) * 11) <= 1;
+  const end = onPricePath ? Math.ceil(endAt / ANCHOR_MS) * ANCHOR_MS : Math.ceil(endAt / 60_000) * 60_000;
+  return buildQuestion(seed, `q${j}`, openAt, end, false, VENUES, 0.15 + d.u(4) * 0.45, prices);
 }
 
 /** Flash question number k (fast profile): listed by 2–4 venues including polymarket and kalshi. */
-export function flashQuestion(seed: string, k: number): Question {
+export function flashQuestion(seed: string, k: number, prices?: CoinPrices): Question & { pending?: boolean } {
   const d = draws(seed, `f${k}`);
   const openAt = QUESTION_EPOCH_MS + k * FLASH_SPACING_MS;
   const endAt = openAt + 4 * 60_000 + Math.floor(d.u(3) * 8) * 60_000;
+  return buildQuestion(seed, `f${k}`, openAt, endAt, true, headlineVenues(d), 1, prices);
+}
+
+/** Polymarket, Kalshi and one other money venue (drawn). */
+function headlineVenues(d: Draws): Venue[] {
   const extra = VENUES.filter((v) => !['polymarket', 'kalshi'].includes(v.id) && v.kind === 'market');
-  const venues = [VENUES[0]!, VENUES[1]!, extra[Math.floor(d.u(5) * extra.length)]!];
-  return buildQuestion(seed, `f${k}`, openAt, endAt, true, venues, 1);
+  return [VENUES[0]!, VENUES[1]!, extra[Math.floor(d.u(5) * extra.length)]!];
+}
+
+/**
+ * Bitcoin's daily close question for UTC day `day` (days since the Unix epoch): open the whole
+ * day, settling on the simulated price at the next midnight, so BTC always has an open market.
+ * Only with the simulated prices (it has no meaning without them).
+ */
+export function dailyBitcoinQuestion(seed: string, day: number, prices: CoinPrices): Question & { pending?: boolean } {
+  const openAt = day * DAY_MS;
+  const endAt = openAt + DAY_MS;
+  const d = draws(seed, `b${day}`);
+  return buildQuestion(seed, `b${day}`, openAt, endAt, false, headlineVenues(d), 1, prices, (dd) => cryptoWording(dd, CRYPTO[0], openAt, endAt, false, prices));
 }
 
 /** Questions of the realistic catalog open at `nowMs` or ended within `recentMs` before it. */
-export function regularQuestionsAround(seed: string, nowMs: number, recentMs: number): Question[] {
+export function regularQuestionsAround(seed: string, nowMs: number, recentMs: number, prices?: CoinPrices): Question[] {
   const first = Math.max(0, Math.floor((nowMs - recentMs - MAX_DURATION_MS - SPACING_MS - QUESTION_EPOCH_MS) / SPACING_MS));
   const last = Math.floor((nowMs - QUESTION_EPOCH_MS) / SPACING_MS);
   const out: Question[] = [];
   for (let j = first; j <= last; j += 1) {
-    const q = regularQuestion(seed, j);
-    if (q.openAt <= nowMs && q.endAt >= nowMs - recentMs) out.push(q);
+    const q = regularQuestion(seed, j, prices);
+    if (q.openAt <= nowMs && q.endAt >= nowMs - recentMs && listed(q)) out.push(q);
+  }
+  if (prices) {
+    for (let day = Math.floor((nowMs - recentMs) / DAY_MS) - 1; day <= Math.floor(nowMs / DAY_MS); day += 1) {
+      const q = dailyBitcoinQuestion(seed, day, prices);
+      if (q.openAt <= nowMs && q.endAt >= nowMs - recentMs && listed(q)) out.push(q);
+    }
   }
   return out;
 }
 
-export function flashQuestionsAround(seed: string, nowMs: number, recentMs: number): Question[] {
+export function flashQuestionsAround(seed: string, nowMs: number, recentMs: number, prices?: CoinPrices): Question[] {
   const first = Math.max(0, Math.floor((nowMs - recentMs - FLASH_MAX_MS - QUESTION_EPOCH_MS) / FLASH_SPACING_MS));
   const last = Math.floor((nowMs - QUESTION_EPOCH_MS) / FLASH_SPACING_MS);
   const out: Question[] = [];
   for (let k = first; k <= last; k += 1) {
-    const q = flashQuestion(seed, k);
-    if (q.openAt <= nowMs && q.endAt >= nowMs - recentMs) out.push(q);
+    const q = flashQuestion(seed, k, prices);
+    if (q.openAt <= nowMs && q.endAt >= nowMs - recentMs && listed(q)) out.push(q);
   }
   return out;
 }

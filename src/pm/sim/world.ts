@@ -3,6 +3,7 @@ import { seedKey } from '../../marketdata/sim/random.js';
 import { VENUES } from '../venues.js';
 import type { MarketState, VenueAdapter, VenueSnapshot, WhalePrint } from '../types.js';
 import { listingState, listingWhales } from './path.js';
+import type { CoinPrices } from './coin-prices.js';
 import { DAY_MS, HOUR_MS, archiveQuestions, flashQuestionsAround, regularQuestionsAround, type Question } from './questions.js';
 
 export type SimProfile = 'realistic' | 'fast';
@@ -25,9 +26,11 @@ export class SimWorld {
   private cacheAt = -1;
   private cache: Question[] = [];
 
+  /** `prices`: the simulated coins' price path; coin questions then anchor and settle on it. */
   constructor(
     readonly seed: string,
     readonly profile: SimProfile,
+    private readonly prices?: CoinPrices,
   ) {
     this.seedKey = seedKey(seed);
   }
@@ -36,8 +39,8 @@ export class SimWorld {
   questions(nowMs: number, includeFlash = true): Question[] {
     const minute = Math.floor(nowMs / 60_000);
     if (minute !== this.cacheAt) {
-      this.cache = regularQuestionsAround(this.seed, nowMs, RECENT_MS);
-      if (this.profile === 'fast') this.cache.push(...flashQuestionsAround(this.seed, nowMs, 30 * 60_000).map((q) => ({ ...q, flash: true })));
+      this.cache = regularQuestionsAround(this.seed, nowMs, RECENT_MS, this.prices);
+      if (this.profile === 'fast') this.cache.push(...flashQuestionsAround(this.seed, nowMs, 30 * 60_000, this.prices).map((q) => ({ ...q, flash: true })));
       this.cacheAt = minute;
     }
     return includeFlash ? this.cache : this.cache.filter((q) => !(q as { flash?: boolean }).flash);
@@ -84,7 +87,7 @@ export class SimWorld {
     // Venues without native history keep a sparser own history: enough for sparklines, daily volume and calibration.
     const sparse = times.filter((t) => (t > nowMs - 7 * DAY_MS ? t % (8 * HOUR_MS) === 0 : t % DAY_MS === 0));
     const questions = new Map<string, Question>();
-    for (const q of regularQuestionsAround(this.seed, nowMs, windowMs + RECENT_MS)) questions.set(q.key, q);
+    for (const q of regularQuestionsAround(this.seed, nowMs, windowMs + RECENT_MS, this.prices)) questions.set(q.key, q);
     const captures: CapturePoint[] = [];
     const states: MarketState[] = [];
     const whales: WhalePrint[] = [];

@@ -2,11 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { handleFor, keyIdFromHandle } from '../../../domain/api-keys.js';
 import { decodeCursor } from '../../../arena/dataset-cursor.js';
-import { decisionArtifact, decisionRecord, decisionsPage, sharedMarker } from '../../../services/arena-decisions.js';
+import { decisionArtifact, decisionsPage, sharedMarker } from '../../../services/arena-decisions.js';
 import { findPublicAgent } from '../../../storage/arena-board-repo.js';
 import { findPublicDecision } from '../../../storage/arena-decisions-repo.js';
+import { houseKeyIds } from '../../../storage/house-repo.js';
 import type { AppContext } from '../../context.js';
-import { invalidRequest, notFound } from '../../errors.js';
+import { ApiError, invalidRequest, notFound } from '../../errors.js';
 import { answerNotModified, sendJsonText, strongEtag } from '../../hot-responses.js';
 import { StringEnum } from '../../schemas.js';
 import { CACHE, publicErrors, tags } from './schemas.js';
@@ -36,6 +37,10 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Integer({ minimum: 1, maximum: 250, default: 50 }),
             cursor: Type.Optional(Type.String({ maxLength: 400 })),
             agent: Type.Optional(Type.String({ maxLength: 64, description: 'public handle a{keyId}-{slug}' })),
+            status: StringEnum(['settled', 'open'] as const, {
+              default: 'settled',
+              description: 'open: the unsettled decisions of a house agent named by `agent` (else 400 status_open_requires_house_agent)',
+            }),
           }),
           response: { 200: DecisionsResponse, ...publicErrors },
         },
@@ -52,12 +57,15 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const agent = await findPublicAgent(db, keyId);
           matchesNothing = !agent || handleFor(agent.keyId, agent.agentName) !== q.agent;
         }
+        if (q.status === 'open' && (keyId === null || matchesNothing || !(await houseKeyIds(db)).has(keyId))) {
+          throw new ApiError(400, 'status_open_requires_house_agent', 'status=open serves only a house agent named by agent (its public handle)');
+        }
         const lines = q.format !== 'json';
         // A page is serialized once and served from memory while no decision was written (the
         // marker) and for at most PAGE_TTL_MS (settlements do not move the marker).
         const nowMs = ctx.clock.now();
         const marker = matchesNothing ? '' : await sharedMarker(db);
-        const pageKey = `${lines}|${q.cursor ?? ''}|${q.limit}|${keyId}|${matchesNothing}|${q.includeOpportunities}`;
+        const pageKey = `${lines}|${q.cursor ?? ''}|${q.limit}|${keyId}|${matchesNothing}|${q.includeOpportunities}|${q.status ?? ''}`;
         let page = pageCache.get(pageKey);
         if (!page || page.marker !== marker || nowMs - page.at >= PAGE_TTL_MS || nowMs < page.at) {
           const built = await decisionsPage(db, {
@@ -68,12 +76,13 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             keyId,
             matchesNothing,
             includeOpportunities: q.includeOpportunities,
+            status: q.status,
           });
           const { pagination } = built.envelope;
           const { opportunities = [], opportunityCount = 0 } = built.envelope;
           // jsonl: one decision per line, then one opportunity per line (marked `recordType: "opportunity"`).
           const body = lines
-            ? [...built.rows.map((row) => decisionRecord(row)), ...opportunities.map((o) => ({ recordType: 'opportunity', ...o }))].map((r) => `${JSON.stringify(r)}\n`).join('')
+            ? [...built.rows.map((row) => built.record(row)), ...opportunities.map((o) => ({ recordType: 'opportunity', ...o }))].map((r) => `${JSON.stringify(r)}\n`).join('')
             : JSON.stringify(built.envelope);
           // Every record the dataset covers: decisions, plus opportunities when asked for.
           page = { at: nowMs, marker, body, etag: strongEtag(body), count: built.envelope.count + opportunityCount, hasMore: pagination.hasMore, nextCursor: pagination.nextCursor ?? '' };

@@ -1,0 +1,38 @@
+/**
+ * Readiness means data (`GET /readyz`): the database answers, the market has prices, and the
+ * prediction-market lists and the native venues' price history are served. Data once there
+ * stays, so after the first full pass only the database is asked again.
+ */
+import type { MarketReads } from '../marketdata/reads.js';
+import { pmReadModel } from '../pm/read-model.js';
+import { VENUES } from '../pm/venues.js';
+import type { Database } from '../storage/db.js';
+import { ping } from '../storage/db.js';
+import { pmDataPresence } from '../storage/pm-repo.js';
+import type { Clock } from '../util/clock.js';
+
+export interface Readiness {
+  ready: boolean;
+  /** What is still missing (empty when ready). */
+  waitingFor: string[];
+}
+
+const NATIVE_HISTORY = VENUES.filter((v) => v.nativeHistory).map((v) => v.id);
+
+export function readinessProbe(deps: { database: Database; clock: Clock; marketReads: MarketReads | null }): () => Promise<Readiness> {
+  let dataSeen = false;
+  return async () => {
+    await ping(deps.database.db); // throws: the caller answers 503
+    if (dataSeen) return { ready: true, waitingFor: [] };
+    const waitingFor: string[] = [];
+    const reads = deps.marketReads;
+    if (reads && !reads.coins().some((c) => reads.quote(c.coinId) !== null)) waitingFor.push('market_prices');
+    const presence = await pmDataPresence(deps.database.db, NATIVE_HISTORY);
+    // The lists answer from the read model's snapshot: it must hold the open markets too.
+    const listed = presence.openMarkets && (await pmReadModel(deps.database, deps.clock).snapshot()).rows.some((r) => r.status === 'open');
+    if (!listed) waitingFor.push('pm_lists');
+    for (const source of NATIVE_HISTORY) if (!presence.historySources.includes(source)) waitingFor.push(`pm_price_history:${source}`);
+    dataSeen = waitingFor.length === 0;
+    return { ready: dataSeen, waitingFor };
+  };
+}
