@@ -68,7 +68,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /** Readiness: the database answers and market data, PM lists and native price history are served */
         get: {
             parameters: {
                 query?: never;
@@ -131,6 +131,7 @@ export interface paths {
                             requiredScope?: string;
                             /** @description 429: seconds until the budget resets (also the Retry-After header) */
                             retryAfterSeconds?: number;
+                            waitingFor?: string[];
                         };
                     };
                 };
@@ -3463,6 +3464,8 @@ export interface paths {
                                 limitPrice?: number;
                                 stopPrice?: number;
                                 triggered?: boolean;
+                                /** @description a limit or stop-limit that was marketable: it filled at once as a taker at the market execution price */
+                                marketable?: boolean;
                                 frozenUsd?: number;
                                 frozenCoin?: number;
                             };
@@ -8080,6 +8083,8 @@ export interface paths {
                     cursor?: string;
                     /** @description public handle a{keyId}-{slug} */
                     agent?: string;
+                    /** @description open: the unsettled decisions of a house agent named by `agent` (else 400 status_open_requires_house_agent) */
+                    status?: "settled" | "open";
                 };
                 header?: never;
                 path?: never;
