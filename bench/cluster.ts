@@ -82,6 +82,8 @@ function start(label: string, role: Role, port: number): Proc {
 
 const base = (p: Proc) => `http://127.0.0.1:${p.port}`;
 const ready = (p: Proc) => waitReady(p.child, p.role === 'api' ? `${base(p)}/readyz` : `${base(p)}/metrics`, 120_000);
+/** Listening (liveness); an api process is ready only once a worker has loaded PM data. */
+const live = (p: Proc) => waitReady(p.child, `${base(p)}/healthz`, 120_000);
 
 interface JobRunRecord {
   job: string;
@@ -362,10 +364,11 @@ async function main(): Promise<void> {
   try {
     const startedAt = Date.now();
     const api1 = start('api-1', 'api', await freePort());
-    await ready(api1); // the first process migrates the database; the others find it migrated
+    await live(api1); // the first process migrates the database; the others find it migrated
     let api = [api1, start('api-2', 'api', await freePort())];
     const worker = start('worker-1', 'worker', await freePort());
-    await Promise.all([ready(api[1]!), ready(worker)]);
+    // Ready means data: the api processes turn ready once the worker's first PM ingest is stored.
+    await Promise.all([ready(api[0]!), ready(api[1]!), ready(worker)]);
     say(`2 api + 1 worker ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
 
     const subs = api.map(subscribe);

@@ -256,9 +256,11 @@ describe(`schema-driven fuzzing (seed ${SEED})`, () => {
           sent += 1;
           totals.requests += 1;
           totals.slowest = Math.max(totals.slowest, ms);
-          if (res.statusCode >= 500) totals.fiveHundreds += 1;
+          // The readiness probe answers 503 by design while this app has no market or PM data loaded.
+          const probeNotReady = String(request.url).startsWith('/readyz') && res.statusCode === 503 && res.body.includes('"not_ready"');
+          if (res.statusCode >= 500 && !probeNotReady) totals.fiveHundreds += 1;
           const where = `${plan.kind}: ${request.method} ${String(request.url).slice(0, 200)} → ${res.statusCode} ${res.body.slice(0, 200)}`;
-          expect(res.statusCode, where).toBeLessThan(500);
+          if (!probeNotReady) expect(res.statusCode, where).toBeLessThan(500);
           expect(ms, where).toBeLessThan(SLOW_MS);
           if (res.statusCode >= 400) {
             const body = JSON.parse(res.body) as { error?: unknown; message?: unknown };

@@ -8117,7 +8117,7 @@ export interface paths {
                                 predictedProbability: number | null;
                                 stakeMusd: number | null;
                                 sharesMusd: number | null;
-                                result: ("won" | "lost" | "void") | null;
+                                result: ("won" | "lost" | "void" | "pending") | null;
                                 pnlMusd: number | null;
                                 resolvedAt: string | null;
                                 /** Format: date-time */

@@ -123,7 +123,7 @@ export const DecisionRecord = Type.Object({
   predictedProbability: NullNum,
   stakeMusd: NullNum,
   sharesMusd: NullNum,
-  result: Nullable(StringEnum(['won', 'lost', 'void'] as const)),
+  result: Nullable(StringEnum(['won', 'lost', 'void', 'pending'] as const, { description: 'pending: an open row of a house agent (status=open)' })),
   pnlMusd: NullNum,
   resolvedAt: Nullable(DateTime),
   openedAt: DateTime,
