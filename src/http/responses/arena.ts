@@ -155,12 +155,8 @@ export const DecisionRecord = Type.Object({
   provenance: Nullable(Provenance),
 });
 
-export const OpportunityRecord = Type.Object({
-  decisionUuid: Str({ format: 'uuid' }),
-  schemaVersion: Int(),
-  opportunityKind: OpportunityKind,
-  reasonCode: NullStr,
-  contentHash: Str(),
+/** What an agent judged about one market: the fields an opportunity record and a decision artifact share. */
+const OpportunityJudgement = {
   agent: NullStr,
   agentModel: NullStr,
   venue: NullStr,
@@ -175,6 +171,15 @@ export const OpportunityRecord = Type.Object({
   referenceProbability: NullNum,
   referenceVenueCount: Nullable(Int()),
   edgePoints: NullNum,
+};
+
+export const OpportunityRecord = Type.Object({
+  decisionUuid: Str({ format: 'uuid' }),
+  schemaVersion: Int(),
+  opportunityKind: OpportunityKind,
+  reasonCode: NullStr,
+  contentHash: Str(),
+  ...OpportunityJudgement,
   createdAt: DateTime,
   entryContext: Nullable(EntryContext),
   cohort: Nullable(Cohort),
@@ -212,20 +217,7 @@ export const DecisionArtifact = Type.Object({
   evaluationPolicyVersion: Str(),
   executionPolicyVersion: Str(),
   apiKeyId: Nullable(Int()),
-  agent: NullStr,
-  agentModel: NullStr,
-  venue: NullStr,
-  eventTitle: NullStr,
-  eventSlug: NullStr,
-  eventId: NullStr,
-  side: NullStr,
-  chosenOutcome: NullStr,
-  agentForecastProbability: NullNum,
-  thesis: NullStr,
-  marketProbability: NullNum,
-  referenceProbability: NullNum,
-  referenceVenueCount: Nullable(Int()),
-  edgePoints: NullNum,
+  ...OpportunityJudgement,
   runId: NullStr,
   decisionId: NullStr,
   decisionContext: Nullable(Type.Union([EntryContext, Cohort])),

@@ -8,7 +8,8 @@ import { consensusMethodology } from '../../../pm/consensus.js';
 import { crossPlatformOf, crossSourceMatches, keyOf, pmReadModel, type PmSnapshot } from '../../../pm/read-model.js';
 import { leaderIndex } from '../../../pm/spark.js';
 import type { OutcomeQuote } from '../../../pm/types.js';
-import { eventObject, iso, resolutionOutcomeOf, whaleItem, type Money } from '../../../pm/views.js';
+import { eventIn } from '../../../pm/research/events.js';
+import { eventObject, iso, resolutionOutcomeOf, whaleItem } from '../../../pm/views.js';
 import { VENUES, isMoneyVenue, sourceRef, venueById } from '../../../pm/venues.js';
 import { capturePoints, dailyVolumes, lastCapturesBeforeClose, recentWhales, type PmMarketRow } from '../../../storage/pm-repo.js';
 import type { AppContext } from '../../context.js';
@@ -39,11 +40,6 @@ let coinsCache: Map<string, Coin> | null = null;
 function coinsById(): Map<string, Coin> {
   if (!coinsCache) coinsCache = new Map(loadCoins().map((c) => [c.coinId, c]));
   return coinsCache;
-}
-
-function eventFor(snap: PmSnapshot, row: PmMarketRow, nowMs: number, fx: Money): Record<string, unknown> {
-  if (fx.rate === 1) return snap.events.get(keyOf(row))!;
-  return eventObject(row, nowMs, fx, snap.refs.get(keyOf(row)) ?? null);
 }
 
 const leaderP = (r: PmMarketRow) => {
@@ -115,7 +111,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const money = snap.rows.filter((r) => isMoneyVenue(r.source));
           const sum = (rows: PmMarketRow[], f: (r: PmMarketRow) => number) => Math.round(rows.reduce((a, r) => a + f(r), 0) * fx.rate * 100) / 100;
           const withChange = open.filter((r) => r.priceChange24h !== null);
-          const ev = (r: PmMarketRow) => eventFor(snap, r, now, fx);
+          const ev = (r: PmMarketRow) => eventIn(snap, r, now, fx);
           const categories = [...new Set(snap.rows.map((r) => r.category))].sort();
           return {
             body: {
@@ -202,7 +198,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const page = sorted.slice(query.offset, query.offset + query.limit);
           return {
             body: {
-              data: page.map((r) => eventFor(snap, r, now, fx)),
+              data: page.map((r) => eventIn(snap, r, now, fx)),
               pagination: { limit: query.limit, offset: query.offset, hasMore: query.offset + page.length < sorted.length },
               meta: {
                 sources: VENUES.map((v) => {
@@ -250,7 +246,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             .filter((x) => x.score >= 3)
             .sort((a, b) => b.score - a.score || b.r.volume24h - a.r.volume24h || keyOf(a.r).localeCompare(keyOf(b.r)))
             .slice(0, 6)
-            .map((x) => eventFor(snap, x.r, now, fx));
+            .map((x) => eventIn(snap, x.r, now, fx));
           const volumes = await dailyVolumes(ctx.database.db, row.source, row.slug);
           const whales = await recentWhales(ctx.database.db, 10, { source: row.source, slug: row.slug });
           const coins = coinsById();
@@ -430,7 +426,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             body: {
               data: page.map((r) => {
                 const res = resolutionOf(r);
-                return { event: eventFor(snap, r, now, fx), resolvedAt: res.resolvedAt, resolvedAtVerified: r.resolvedAtVerified, closedAt: res.closedAt, resolutionOutcome: res.resolutionOutcome };
+                return { event: eventIn(snap, r, now, fx), resolvedAt: res.resolvedAt, resolvedAtVerified: r.resolvedAtVerified, closedAt: res.closedAt, resolutionOutcome: res.resolutionOutcome };
               }),
               pagination: { limit, offset, hasMore: offset + page.length < rows.length },
               totalResolved: rows.length,
