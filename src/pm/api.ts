@@ -67,6 +67,8 @@ export async function relatedMarketsForCoin(database: Database, clock: Clock, co
 }
 
 export interface VenueMarketRead {
+  /** internal integer event id (reference `eventId`) */
+  eventId: number;
   source: string;
   sourceName: string;
   supportsTrading: boolean;
@@ -93,6 +95,7 @@ export async function readVenueMarket(database: Database, clock: Clock, source: 
   const o = r.outcomes as OutcomeQuote[];
   const venue = venueById(r.source)!;
   return {
+    eventId: r.eventId,
     source: r.source,
     sourceName: venue.name,
     supportsTrading: venue.supportsTrading,

@@ -79,7 +79,8 @@ export function seriesStats(samples: ResolvedSample[]): SeriesStats {
     s.probabilities.forEach((p, i) => pairs.push({ p: p / 100, y: i === w ? 1 : 0 }));
   }
   const { bins, calibrationError } = reliability(pairs);
-  return { sampleSize: n, calibrationError, meanWinnerConfidence: n ? r4(winnerConf / n) : null, excluded, reliability: bins };
+  // Empty bins are left out: the reference types predictedMean/realizedRate as non-null numbers.
+  return { sampleSize: n, calibrationError, meanWinnerConfidence: n ? r4(winnerConf / n) : null, excluded, reliability: bins.filter((b) => b.pairs > 0) };
 }
 
 export function quantile(sorted: number[], q: number): number | null {

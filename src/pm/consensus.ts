@@ -7,9 +7,7 @@ export const CONSENSUS_METHODOLOGY_VERSION = 'consensus_probability_v1';
 export const CONSENSUS_METHODOLOGY_PATH = '/api/prediction-markets/consensus-methodology';
 const CAP_MULTIPLE = 3;
 
-export const consensusMethodology = {
-  schema: 'svc.consensusMethodology.v1',
-  version: CONSENSUS_METHODOLOGY_VERSION,
+const methodologyContent = {
   summary: 'Liquidity-capped weighted median across 2+ matched open venues, one voice per venue.',
   steps: [
     'Cluster: markets are matched into canonical events from question text and outcome names only, never from prices.',
@@ -23,6 +21,16 @@ export const consensusMethodology = {
   weightCapMultipleOfMedian: CAP_MULTIPLE,
   scale: '0..100 probability points',
   changelog: [{ version: CONSENSUS_METHODOLOGY_VERSION, date: '2026-11-23', change: 'initial version' }],
+};
+
+/** Reference shape: `methodology` holds the method; the same keys stay at top level for existing clients. */
+export const consensusMethodology = {
+  schema: 'svc.consensusMethodology.v1',
+  version: CONSENSUS_METHODOLOGY_VERSION,
+  ...methodologyContent,
+  methodology: methodologyContent,
+  licence:
+    'Service-computed data (not venue market data): citable with attribution to Paper Arena and a link back; redistribution beyond citation per plan.',
 };
 
 export interface Voice {

@@ -49,6 +49,16 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
   const { bestBid, bestAsk, spread } = spreadOf(row);
   const open = row.status === 'open';
   const winner = row.winnerExternalId;
+  const outcomeObjects = outcomes.map((o, i) => ({
+    externalMarketId: o.externalMarketId,
+    name: o.name,
+    probability: o.probability,
+    normalizedProbability: complete ? Math.round((o.probability / sum) * 1000) / 10 : null,
+    hasObservedPrice: true,
+    ...priceProvenance(row, o, open),
+    priceChange24h: open && spark.length >= 2 ? changeOf(spark, i, nowMs) : null,
+    lifecycle: lifecycleOf(row, o, open, winner),
+  }));
   const event: Record<string, unknown> = {
     id: `${row.source}:${row.marketId}`,
     slug: row.slug,
@@ -60,16 +70,8 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
     volume24h: m(row.volume24h, fx),
     volume: m(row.volume, fx),
     liquidity: m(row.liquidity, fx),
-    outcomes: outcomes.map((o, i) => ({
-      externalMarketId: o.externalMarketId,
-      name: o.name,
-      probability: o.probability,
-      normalizedProbability: complete ? Math.round((o.probability / sum) * 1000) / 10 : null,
-      hasObservedPrice: true,
-      priceBasis: o.bid !== null ? 'provider_quote' : 'last_price_untimed',
-      priceChange24h: open && spark.length >= 2 ? changeOf(spark, i, nowMs) : null,
-      ...(detail ? { lifecycle: lifecycleOf(row, o, open, winner) } : {}),
-    })),
+    // Lists stay small: per-outcome lifecycle rides on the detail (and on representativeOutcome).
+    outcomes: detail ? outcomeObjects : outcomeObjects.map(({ lifecycle: _lifecycle, ...rest }) => rest),
     priceChange24h: open ? row.priceChange24h : null,
     priceChange7d: open ? row.priceChange7d : null,
     startDate: iso(row.startAt),
@@ -82,7 +84,6 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
     bestAsk,
     spread,
     probabilityBook: complete ? { basis: 'raw_quotes', rawSum: Math.round(sum * 10) / 10, overroundPoints: Math.round((sum - 100) * 10) / 10 } : null,
-    representativeOutcome: open ? { externalMarketId: outcomes[li]!.externalMarketId, name: outcomes[li]!.name, probability: outcomes[li]!.probability } : null,
     decisionSupport: open
       ? decisionSupport({ spreadPoints: spread, liquidity: row.liquidity, volume24h: row.volume24h, leaderProbability: probs[li] ?? null, endAtMs: row.endAt?.getTime() ?? null, nowMs })
       : null,
@@ -93,7 +94,8 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
   };
   // Lists stay small: the cross-venue pointers ride on the detail (and /canonical/{id}).
   if (detail) event.crossPlatform = crossPlatform;
-  if (row.kind === 'binary') event.marketSubtitle = row.title;
+  // Reference: the complete outcome object (with lifecycle), open events only — absent otherwise.
+  if (open) event.representativeOutcome = outcomeObjects[representativeIndex(probs)]!;
   if (open && spark.length >= 2) {
     event.sparkline = {
       series: spark.map((e) => Math.round(e[li + 1]! * 10) / 1000),
@@ -103,6 +105,35 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
   }
   if (open && ref) event.referenceProbability = ref;
   return event;
+}
+
+/**
+ * Reference rule `informative_leader`: the highest outcome strictly inside 5..95 points,
+ * else the highest (so a near-certain leg does not stand for the whole event).
+ */
+export function representativeIndex(probs: number[]): number {
+  const pick = (ok: (p: number) => boolean) => probs.reduce((best, p, i) => (ok(p) && (best < 0 || p > probs[best]!) ? i : best), -1);
+  const inside = pick((p) => p > 5 && p < 95);
+  return inside >= 0 ? inside : Math.max(0, pick(() => true));
+}
+
+/** Venues whose quotes are provider observations (reference `sourceObservation.provider`). */
+const OBSERVATION_PROVIDERS = new Set(['rothera', 'forecastex']);
+/** Venues whose open outcomes carry the reference `priceBasis` (book mid or last trade). */
+const PRICE_BASIS_VENUES = new Set(['polymarket', 'kalshi']);
+
+/**
+ * Reference split (part C 9): `priceBasis` is only `unquoted`/`book_mid`/`last_trade` on
+ * polymarket/kalshi open outcomes; quote-vs-untimed provenance goes to `sourceObservation`
+ * on provider venues; null elsewhere.
+ */
+function priceProvenance(row: PmMarketRow, o: OutcomeQuote, open: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (open && PRICE_BASIS_VENUES.has(row.source)) out.priceBasis = o.bid !== null ? 'book_mid' : 'last_trade';
+  out.sourceObservation = OBSERVATION_PROVIDERS.has(row.source)
+    ? { version: 1, basis: o.bid !== null ? 'provider_quote' : 'last_price_untimed', provider: row.source, observedAt: iso(row.lastCaptureAt ?? row.updatedAt), tradeDate: null }
+    : null;
+  return out;
 }
 
 function changeOf(spark: SparkEntry[], i: number, nowMs: number): number | null {
@@ -160,6 +191,37 @@ export function resolutionOutcomeOf(row: PmMarketRow): { externalMarketId: strin
   const winner = outcomesOf(row).find((x) => x.externalMarketId === row.winnerExternalId);
   if (!winner) return null;
   return { externalMarketId: winner.externalMarketId, name: winner.name, probability: winner.probability, basis: row.resolutionBasis === 'final_probability' ? 'final_probability' : 'source' };
+}
+
+/**
+ * Reference `coverage` (required) and `stats24h` of the whale tape, [ours] keys: one
+ * coverage item per money venue, read from the served tape itself.
+ */
+export function whaleTapeSummary(trades: Record<string, unknown>[], venues: { id: string; name: string }[], nowMs: number): { coverage: Record<string, unknown>[]; stats24h: Record<string, unknown> } {
+  const coverage = venues.map((v) => {
+    const mine = trades.filter((t) => t.source === v.id);
+    const latest = mine[0];
+    return {
+      source: v.id,
+      name: v.name,
+      availability: latest ? (latest.availability as string) : 'unavailable',
+      evidenceType: latest ? (latest.evidenceType as string) : null,
+      tradeCount: mine.length,
+      lastObservedAt: latest ? (latest.observedAt as string) : null,
+    };
+  });
+  const day = trades.filter((t) => Date.parse(t.tradedAt as string) >= nowMs - 86_400_000);
+  const usd = day.map((t) => t.usdValue as number);
+  return {
+    coverage,
+    stats24h: {
+      tradeCount: day.length,
+      totalUsd: Math.round(usd.reduce((a, b) => a + b, 0) * 100) / 100,
+      largestUsd: usd.length ? Math.max(...usd) : null,
+      venueCount: new Set(day.map((t) => t.source)).size,
+      basis: 'served_tape',
+    },
+  };
 }
 
 export const referenceOf = (probability: number, venueCount: number, spreadPoints: number, outcomeName: string | null, kind: 'binary' | 'leader', nowMs: number): ReferenceProbability => ({

@@ -21,6 +21,8 @@ import {
 import type { Queryable } from '../storage/db.js';
 
 const money = (v: string | null) => (v === null ? null : roundMusd(Number(v)));
+/** PM position ids are integers (reference RealizedPaperTrade.positionId); the column stores them as text. */
+const positionIdOf = (v: string | null) => (v !== null && /^\d{1,15}$/.test(v) ? Number(v) : v);
 
 /** A `decisions[]` record; `result` is `pending` on the open rows of a house agent. */
 export type DecisionRecord = Omit<ReturnType<typeof decisionRecord>, 'result'> & { result: string | null };
@@ -56,7 +58,7 @@ export function decisionRecord(r: DecisionRow) {
       r.positionId !== null && stake !== null && pnl !== null && r.settledAt !== null
         ? {
             schema: PAPER_TRADE_RESULT_SCHEMA,
-            positionId: r.positionId,
+            positionId: positionIdOf(r.positionId),
             stakeMusd: stake,
             realizedPnlMusd: pnl,
             returnOnStakePct: stake > 0 ? Math.round((100 * pnl * 1e6) / stake) / 1e6 : null,
@@ -149,7 +151,7 @@ export function decisionArtifact(r: DecisionRow) {
     outcomesCount: r.outcomesCount,
     stakeMusd: money(r.stakeMusd),
     sharesMusd: money(r.sharesMusd),
-    positionId: r.positionId,
+    positionId: positionIdOf(r.positionId),
     pnlMusd: money(r.pnlMusd),
     brier: r.brier,
     agentBrier: r.agentBrier,

@@ -53,7 +53,7 @@ export async function recordOpportunity(ctx: AppContext, keyId: number, r: Oppor
       venue: r.source ?? null,
       eventTitle: market?.title ?? null,
       eventSlug: r.slug ?? null,
-      eventId: market ? `${market.source}/${market.slug}` : null,
+      eventId: market?.eventId ?? null,
       side: r.side ?? (r.outcomeExternalMarketId ? 'yes' : null),
       chosenOutcome: outcome?.name ?? null,
       agentForecastProbability: r.forecastProbability ?? null,

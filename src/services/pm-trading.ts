@@ -282,7 +282,7 @@ export function decisionSubject(p: PmPricing | null, input: PmOpenInput) {
     venue: input.source,
     eventTitle: p?.market.title ?? null,
     eventSlug: input.slug,
-    eventId: p ? `${p.market.source}/${p.market.slug}` : null,
+    eventId: p?.market.eventId ?? null,
     side: p?.side ?? input.side ?? 'yes',
     chosenOutcome: p?.outcome.name ?? null,
     agentForecastProbability: input.forecastProbability ?? null,

@@ -26,7 +26,8 @@ export interface DecisionInput {
   venue?: string | null;
   eventTitle?: string | null;
   eventSlug?: string | null;
-  eventId?: string | null;
+  /** The internal integer event id (pm_markets.event_id); stored as text beside legacy "venue/slug" strings. */
+  eventId?: number | null;
   side?: string | null;
   chosenOutcome?: string | null;
   /** The agent's own forecast at open, 0..100; null when none was reported (never inferred). */
@@ -66,7 +67,8 @@ export interface DecisionRow {
   venue: string | null;
   eventTitle: string | null;
   eventSlug: string | null;
-  eventId: string | null;
+  /** integer since the cut-over; a legacy "venue/slug" string on older records */
+  eventId: string | number | null;
   side: string | null;
   chosenOutcome: string | null;
   agentForecastProbability: number | null;
@@ -101,9 +103,13 @@ const prob = (name: string, value: number | null | undefined) => {
 };
 
 /** Server-stamped provenance first, then the caller's self-reported fields (server keys ignored). */
+/** Self-reported provenance keys: sent as null when the report omitted them (reference part C 12). */
+const PROVENANCE_REPORT_KEYS = ['runtimeKind', 'packageVersion', 'bundleId', 'bundleVersion', 'skillVersions', 'promptHash', 'configHash', 'modelProvider', 'modelName', 'evidenceRef'];
+
 function stampProvenance(report: Record<string, unknown>): Record<string, unknown> {
   const own = Object.fromEntries(Object.entries(report).filter(([k]) => !PROVENANCE_SERVER_KEYS.includes(k)));
-  return { v: 1, executionPolicyVersion: EXECUTION_POLICY_VERSION, evaluationPolicyVersion: EVALUATION_POLICY_VERSION, providerVerified: false, ...own };
+  const blanks = Object.fromEntries(PROVENANCE_REPORT_KEYS.map((k) => [k, null]));
+  return { v: 1, executionPolicyVersion: EXECUTION_POLICY_VERSION, evaluationPolicyVersion: EVALUATION_POLICY_VERSION, providerVerified: false, ...blanks, ...own };
 }
 
 /**
@@ -193,7 +199,7 @@ export function decisionInsertRow(
     venue: artifact.venue,
     event_title: artifact.eventTitle,
     event_slug: artifact.eventSlug,
-    event_id: artifact.eventId,
+    event_id: artifact.eventId === null ? null : String(artifact.eventId),
     side: artifact.side,
     chosen_outcome: artifact.chosenOutcome,
     agent_forecast_probability: artifact.agentForecastProbability,
@@ -255,8 +261,14 @@ export const decisionColumns = sql`d.id::float8 as id, d.decision_uuid::text as 
   d.settlement_label as "settlementLabel", ${iso(sql`d.settled_at`)} as "settledAt", d.pnl_musd::text as "pnlMusd",
   d.brier, d.agent_brier as "agentBrier"`;
 
+/**
+ * `event_id` holds digits for records written since the integer cut-over (migration 0016) and a
+ * legacy "venue/slug" string before it; each reads back as the type it was hashed with.
+ */
+export const eventIdOf = (stored: string | number | null): string | number | null => (typeof stored === 'string' && /^\d{1,15}$/.test(stored) ? Number(stored) : stored);
+
 function normalize(row: DecisionRow): DecisionRow {
-  return { ...row, id: Number(row.id) };
+  return { ...row, id: Number(row.id), eventId: eventIdOf(row.eventId) };
 }
 
 async function findOne(db: Queryable, where: SQL): Promise<DecisionRow | null> {

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from './db.js';
+import { queryRows, type Queryable } from './db.js';
 import { ledgerEvents } from './schema.js';
 
 export type LedgerInsert = typeof ledgerEvents.$inferInsert;
@@ -23,20 +23,26 @@ export interface LedgerFilters {
 export async function insertLedgerRows(db: Queryable, rows: LedgerInsert[]): Promise<void> {
   if (rows.length === 0) return;
   await db.execute(sql`
-    insert into ledger_events (id, key_id, method, endpoint, venue, event_type, status_code, ledger_status, latency_ms,
+    insert into ledger_events (id, seq, key_id, method, endpoint, venue, event_type, status_code, ledger_status, latency_ms,
       idempotency_key, related_entity_type, related_entity_id, request_summary, response_summary, block_reasons,
       run_id, decision_id, strategy_label, confidence, rationale_summary, started_at, completed_at)
-    select r.id, r."keyId", r.method, r.endpoint, r.venue, r."eventType", r."statusCode", r."ledgerStatus", r."latencyMs",
+    select r.id, coalesce(r.seq, nextval('ledger_event_seq')), r."keyId", r.method, r.endpoint, r.venue, r."eventType", r."statusCode", r."ledgerStatus", r."latencyMs",
       r."idempotencyKey", r."relatedEntityType", r."relatedEntityId", r."requestSummary", r."responseSummary",
       coalesce(array(select jsonb_array_elements_text(r."blockReasons")), '{}'),
       r."runId", r."decisionId", r."strategyLabel", r.confidence, r."rationaleSummary", r."startedAt", r."completedAt"
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
-      id uuid, "keyId" integer, method text, endpoint text, venue text, "eventType" text, "statusCode" integer,
+      id uuid, seq bigint, "keyId" integer, method text, endpoint text, venue text, "eventType" text, "statusCode" integer,
       "ledgerStatus" text, "latencyMs" integer, "idempotencyKey" text, "relatedEntityType" text, "relatedEntityId" text,
       "requestSummary" jsonb, "responseSummary" jsonb, "blockReasons" jsonb, "runId" text, "decisionId" text,
       "strategyLabel" text, confidence double precision, "rationaleSummary" text, "startedAt" timestamptz,
       "completedAt" timestamptz)
     on conflict (id) do nothing`);
+}
+
+/** Reserves a block of integer ledger ids (the sequence steps by the block size). */
+export async function reserveLedgerIdBlock(db: Queryable): Promise<number> {
+  const [row] = await queryRows<{ v: number }>(db, sql`select nextval('ledger_event_seq')::float8 as v`);
+  return Number(row!.v);
 }
 
 function where(keyId: number, f: LedgerFilters): SQL | undefined {

@@ -11,6 +11,7 @@ import {
   timestamp,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 
 // Mirrors migrations/*.sql (the SQL files are the source of truth for the database).
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -35,6 +36,8 @@ export const apiKeys = pgTable('api_keys', {
 
 export const ledgerEvents = pgTable('ledger_events', {
   id: uuid('id').primaryKey(),
+  /** Public integer id (reference B8), migration 0016; reserved in blocks before persistence. */
+  seq: bigint('seq', { mode: 'number' }).notNull().default(sql`nextval('ledger_event_seq')`),
   keyId: integer('key_id').notNull(),
   method: text('method').notNull(),
   endpoint: text('endpoint').notNull(),
@@ -355,6 +358,9 @@ export const pmMarkets = pgTable('pm_markets', {
   matchBasis: text('match_basis'),
   lastCaptureAt: ts('last_capture_at'),
   updatedAt: ts('updated_at').notNull(),
+  /** Internal integer event id (reference `eventId`), migration 0016. */
+  eventId: bigint('event_id', { mode: 'number' }).generatedByDefaultAsIdentity(),
+  firstSeenAt: ts('first_seen_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.source, t.slug] })]);
 
 export const pmCaptures = pgTable('pm_captures', {

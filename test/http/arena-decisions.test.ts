@@ -39,7 +39,7 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     venue: 'sim-pm',
     eventTitle: 'Will BTC close above 100k?',
     eventSlug: 'btc-100k',
-    eventId: 'ev-1',
+    eventId: 41,
     side: 'yes',
     chosenOutcome: 'Yes',
     marketProbability: 60,
@@ -63,24 +63,26 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     const settle = (uuid: string, label: 'won' | 'lost' | 'void', pnl: number) =>
       db.transaction((tx) => settleDecision(tx, { decisionUuid: uuid }, { label, pnlMusd: new Decimal(pnl), settledAtMs: t.clock.now() + 60_000 }));
     await db.transaction(async (tx) => {
-      uuids.won = (await recordDecision(tx, opened(pub, { positionId: 'pm-1', runId: 'run-1', decisionId: 'client-1' }))).decisionUuid;
-      uuids.lost = (await recordDecision(tx, opened(pub, { positionId: 'pm-2', agentForecastProbability: null, marketProbability: 30 }))).decisionUuid;
+      uuids.won = (await recordDecision(tx, opened(pub, { positionId: '101', runId: 'run-1', decisionId: 'client-1' }))).decisionUuid;
+      uuids.lost = (await recordDecision(tx, opened(pub, { positionId: '102', agentForecastProbability: null, marketProbability: 30 }))).decisionUuid;
       uuids.v2 = (
         await recordDecision(
           tx,
-          opened(pub, { positionId: 'pm-3', provenance: { runtimeKind: 'byo_api', modelName: 'm7', providerVerified: true, executionPolicyVersion: 'fake' } }),
+          opened(pub, { positionId: '103', provenance: { runtimeKind: 'byo_api', modelName: 'm7', providerVerified: true, executionPolicyVersion: 'fake' } }),
         )
       ).decisionUuid;
-      uuids.void = (await recordDecision(tx, opened(pub, { positionId: 'pm-4' }))).decisionUuid;
-      uuids.pending = (await recordDecision(tx, opened(pub, { positionId: 'pm-5' }))).decisionUuid;
+      uuids.void = (await recordDecision(tx, opened(pub, { positionId: '104' }))).decisionUuid;
+      uuids.pending = (await recordDecision(tx, opened(pub, { positionId: '105' }))).decisionUuid;
       uuids.abstained = (
         await recordDecision(tx, { keyId: pub, opportunityKind: 'abstained', reasonCode: 'no_edge', agentForecastProbability: 50, marketProbability: 49, eventSlug: 'x', createdAtMs: t.clock.now() })
       ).decisionUuid;
       uuids.rejected = (
         await recordDecision(tx, { keyId: pub, opportunityKind: 'risk_rejected', reasonCode: 'stake_too_large', createdAtMs: t.clock.now(), decisionContext: { kind: 'opportunity_cohort', v: 1, capturedAt: '2026-11-22T11:00:00.000Z', universeSize: 40, horizon: null } })
       ).decisionUuid;
-      uuids.private = (await recordDecision(tx, opened(priv, { positionId: 'pm-6' }))).decisionUuid;
-      uuids.revoked = (await recordDecision(tx, opened(revoked, { positionId: 'pm-7' }))).decisionUuid;
+      uuids.private = (await recordDecision(tx, opened(priv, { positionId: '106' }))).decisionUuid;
+      uuids.revoked = (await recordDecision(tx, opened(revoked, { positionId: '107' }))).decisionUuid;
+      // A record written before the integer cut-over: its eventId was hashed as a "venue/slug" string.
+      uuids.legacy = (await recordDecision(tx, opened(pub, { eventId: 'sim-pm/btc-100k' as unknown as number }))).decisionUuid;
       uuids.unattributed = (await recordDecision(tx, { keyId: null, opportunityKind: 'forecast_only', agentForecastProbability: 40, createdAtMs: t.clock.now() })).decisionUuid;
     });
     await settle(uuids.won!, 'won', 66.66666667);
@@ -130,7 +132,8 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     });
     expect(won.brier).toBeCloseTo(0.16, 12);
     expect(won.agentBrier).toBeCloseTo(0.09, 12);
-    expect(won.realizedPaperTrade).toMatchObject({ schema: 'svc.paperTradeResult.v1', positionId: 'pm-1', realizedPnlMusd: 66.66666667, costBasis: 'recorded_paper_pnl', includedInDecisionHash: false });
+    // Reference B9: the PM position id is an integer.
+    expect(won.realizedPaperTrade).toMatchObject({ schema: 'svc.paperTradeResult.v1', positionId: 101, realizedPnlMusd: 66.66666667, costBasis: 'recorded_paper_pnl', includedInDecisionHash: false });
     expect(won.realizedPaperTrade.returnOnStakePct).toBeCloseTo(66.666667, 5);
     // market 30 paid and lost: 0.09; no forecast: agentBrier and edge stay null (never inferred).
     expect(lost.brier).toBeCloseTo(0.09, 12);
@@ -203,7 +206,7 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
   });
 
   it('serves artifacts whose content hash a third party can recompute from the artifact alone', async () => {
-    for (const name of ['won', 'v2', 'pending', 'abstained', 'void']) {
+    for (const name of ['won', 'v2', 'pending', 'abstained', 'void', 'legacy']) {
       const { status, body, headers } = await get(`/api/arena/decisions/${uuids[name]}`);
       expect(status, name).toBe(200);
       expect(headers['cache-control']).toBe('public, max-age=300');
@@ -214,10 +217,17 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     expect(won.contentHashFields).toEqual([...CONTENT_HASH_FIELDS_V1]);
     expect(won).toMatchObject({ result: 'pending', settlementLabel: 'won', apiKeyId: pub, agent: `a${pub}-oracle`, runId: 'run-1', decisionId: 'client-1', schemaVersion: 1, provenance: null });
     expect(won.decisionContext.volume24h).toBe(12000);
+    // Reference B9/C8: eventId is the integer internal event id (and hashed as one); a record from
+    // before the cut-over keeps the string it was hashed with.
+    expect(won.eventId).toBe(41);
+    expect(won.positionId).toBe(101);
+    expect((await get(`/api/arena/decisions/${uuids.legacy}`)).body.eventId).toBe('sim-pm/btc-100k');
     const v2 = (await get(`/api/arena/decisions/${uuids.v2}`)).body;
     expect(v2.schemaVersion).toBe(2);
     expect(v2.contentHashFields.at(-1)).toBe('provenance');
     expect(v2.provenance).toMatchObject({ v: 1, executionPolicyVersion: 'paper_execution_v1', evaluationPolicyVersion: 'eval-1', providerVerified: false, runtimeKind: 'byo_api', modelName: 'm7' });
+    // Reference part C 12: report keys the agent omitted are sent as null, not left out (and hashed so).
+    for (const k of ['packageVersion', 'bundleId', 'bundleVersion', 'skillVersions', 'promptHash', 'configHash', 'modelProvider', 'evidenceRef']) expect(v2.provenance[k], k).toBeNull();
     // Changing any hashed field changes the hash.
     const tampered = Object.fromEntries(won.contentHashFields.map((f: string) => [f, f === 'marketProbability' ? 61 : won[f]]));
     expect(createHash('sha256').update(jcs(tampered)).digest('hex')).not.toBe(won.contentHash);
@@ -243,7 +253,7 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     expect(after).toMatchObject({ settlementLabel: 'won', eventTitle: 'Will BTC close above 100k?', pnlMusd: 66.66666667 });
     // Settling the pending one by position works once and leaves the hash unchanged.
     const before = (await get(`/api/arena/decisions/${uuids.pending}`)).body;
-    const settled = await db.transaction((tx) => settleDecision(tx, { positionId: 'pm-5' }, { label: 'won', pnlMusd: new Decimal(5), settledAtMs: t.clock.now() }));
+    const settled = await db.transaction((tx) => settleDecision(tx, { positionId: '105' }, { label: 'won', pnlMusd: new Decimal(5), settledAtMs: t.clock.now() }));
     expect(settled.contentHash).toBe(before.contentHash);
     // Totals are recounted at most once a minute (the dataset is cached 5 minutes anyway).
     t.clock.advance(60_000);

@@ -469,7 +469,9 @@ describe('ledger export futures[] and futuresEvents[]', () => {
     expect(body.futures[0].realizedPnlMusd).toBeCloseTo(-0.6, 8);
     expect(body.futuresEvents.map((e: { type: string }) => e.type)).toEqual(['close', 'reduce', 'sl_tp_set', 'add', 'open']);
     expect(body.futuresEvents[0]).toMatchObject({ positionId: p.id, idempotencyKey: 'exp-close', fillPrice: 50_000, executionVersion: 'paper_execution_v1' });
-    expect(body.futuresEvents[4]).toMatchObject({ sizeDeltaCoin: 0.008, marginDeltaMusd: 100, feeMusd: 0.2, slippageMusd: 0, realizedPnlMusd: null });
+    // Reference (part C 7): realizedPnlMusd is a plain number — 0 on events that realize nothing.
+    expect(body.futuresEvents[4]).toMatchObject({ sizeDeltaCoin: 0.008, marginDeltaMusd: 100, feeMusd: 0.2, slippageMusd: 0, realizedPnlMusd: 0 });
+    expect(body.futuresEvents.every((e: { realizedPnlMusd: unknown }) => typeof e.realizedPnlMusd === 'number')).toBe(true);
     const sizes = body.futuresEvents.map((e: { sizeDeltaCoin: number }) => e.sizeDeltaCoin);
     expect(sizes.reduce((a: number, b: number) => a + b, 0)).toBeCloseTo(0, 10);
   });

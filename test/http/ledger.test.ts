@@ -20,7 +20,9 @@ describe('private ledger', () => {
       'x-service-strategy-label': 'momentum',
       'x-service-confidence': '0.75',
     });
-    const eventId = me.headers['x-service-ledger-event-id'];
+    const eventId = Number(me.headers['x-service-ledger-event-id']);
+    // Reference B8: the ledger id is an integer, the same in the header and the row.
+    expect(Number.isSafeInteger(eventId) && eventId > 0).toBe(true);
     expect(me.headers['x-service-ledger-status']).toBe('success');
     const list = (await get(key, '/api/agent/ledger?runId=run-7')).json();
     expect(list.pagination).toEqual({ limit: 25, offset: 0, hasMore: false, total: 1 });
@@ -40,6 +42,9 @@ describe('private ledger', () => {
       blockReasons: [],
     });
     expect(row.responseSummary.keyId).toBeTypeOf('number');
+    expect(row.uuid).toMatch(/^[0-9a-f-]{36}$/);
+    const again = await get(key, '/api/agent/me');
+    expect(Number(again.headers['x-service-ledger-event-id'])).toBeGreaterThan(eventId);
     expect(JSON.stringify(row)).not.toContain(key);
   });
 
@@ -49,8 +54,8 @@ describe('private ledger', () => {
     const refused = await get(a.key, '/api/agent/ledger');
     expect(refused.statusCode).toBe(403);
     expect(refused.headers['x-service-ledger-status']).toBe('rejected');
-    const bRows = (await get(b.key, '/api/agent/ledger?limit=100')).json().data as { id: string }[];
-    expect(bRows.map((r) => r.id)).not.toContain(refused.headers['x-service-ledger-event-id']);
+    const bRows = (await get(b.key, '/api/agent/ledger?limit=100')).json().data as { id: number }[];
+    expect(bRows.map((r) => r.id)).not.toContain(Number(refused.headers['x-service-ledger-event-id']));
   });
 
   it('stores body trace metadata (rationale private) and the idempotency key of writes', async () => {

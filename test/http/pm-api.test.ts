@@ -49,7 +49,7 @@ describe('overview and events', () => {
   it('lists event objects with every §2.12 field, sparkline and reference-probability rules', async () => {
     const r = await t.get(`${PM}/events`);
     expect(r.status).toBe(200);
-    expect(r.body.pagination).toEqual({ limit: 20, offset: 0, hasMore: true });
+    expect(r.body.pagination).toEqual({ limit: 20, offset: 0, hasMore: true, total: expect.any(Number) });
     expect(r.body.meta.sources).toHaveLength(12);
     expect(r.body.data).toHaveLength(20);
     for (const e of r.body.data) for (const k of EVENT_KEYS) expect(e).toHaveProperty(k);
@@ -238,9 +238,17 @@ describe('resolved, calibration, methodology, terms', () => {
     expect(typeof r.body.methodology).toBe('string');
     expect(r.body.scored.length + r.body.pending.length).toBe(12);
     for (const s of r.body.scored) {
-      expect(s.reliability).toHaveLength(10);
+      // Reference B6: empty bins are left out, so predictedMean/realizedRate are never null.
+      expect(s.reliability.length).toBeGreaterThan(0);
+      expect(s.reliability.length).toBeLessThanOrEqual(10);
+      for (const b of s.reliability) {
+        expect(b.pairs).toBeGreaterThan(0);
+        expect(typeof b.predictedMean).toBe('number');
+        expect(typeof b.realizedRate).toBe('number');
+      }
       expect(s.calibrationError).toBeGreaterThanOrEqual(0);
     }
+    for (const y of r.body.finalPrice.series.flatMap((s: any) => s.years)) expect(y.reliability.every((b: any) => b.pairs > 0 && b.predictedMean !== null)).toBe(true);
     expect(r.body.finalPrice).toMatchObject({ basis: 'venue_final_price', methodology: expect.any(String) });
     const years = r.body.finalPrice.series.flatMap((s: any) => s.years.map((y: any) => y.year));
     expect(Math.min(...years)).toBe(2016);
@@ -251,6 +259,9 @@ describe('resolved, calibration, methodology, terms', () => {
   it('publishes the consensus methodology and the acceptable-use terms', async () => {
     const m = await t.get(`${PM}/consensus-methodology`);
     expect(m.body).toMatchObject({ schema: 'svc.consensusMethodology.v1', version: 'consensus_probability_v1', minVenues: 2 });
+    // Reference B7: the method under `methodology` and the usage terms under `licence`.
+    expect(m.body.methodology).toMatchObject({ minVenues: 2, steps: expect.any(Array), summary: expect.any(String) });
+    expect(m.body.licence).toMatch(/attribution/);
     const terms = await t.get('/api/terms');
     expect(terms.status).toBe(200);
     expect(JSON.stringify(terms.body)).toMatch(/training, fine-tuning/);
@@ -275,6 +286,146 @@ describe('canonical events', () => {
     const one = await t.get(`${PM}/canonical/${c.canonicalEventId}`);
     expect(one.body.members).toEqual(c.members);
     expect((await t.get(`${PM}/canonical/pmc_0000000000000000`)).status).toBe(404);
+  });
+});
+
+describe('reference conformance (reference-shapes B1–B6, B10, C9, C10)', () => {
+  it('canonical list: identity keys, pagination {limit, nextCursor integer}, the integer cursor pages on', async () => {
+    const first = await t.get(`${PM}/canonical?limit=3`);
+    expect(first.body.pagination).toEqual({ limit: 3, nextCursor: 3 });
+    for (const c of first.body.data) {
+      expect(c.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(c.slug.endsWith(`-${c.uuid.slice(0, 8)}`)).toBe(true);
+      expect(Number.isInteger(c.revision) && c.revision >= 1).toBe(true);
+      expect(c.memberCount).toBe(c.members.length);
+      expect(Date.parse(c.createdAt)).toBeLessThanOrEqual(Date.parse(c.updatedAt));
+      for (const m of c.members) {
+        expect(m).toMatchObject({ eventSlug: m.slug, eventTitle: m.title, eventStatus: m.status });
+        expect(Number.isInteger(m.eventId)).toBe(true);
+      }
+    }
+    const byInt = await t.get(`${PM}/canonical?limit=3&cursor=3`);
+    const byOpaque = await t.get(`${PM}/canonical?limit=3&cursor=${first.body.nextCursor}`);
+    expect(byInt.body.data.map((c: any) => c.uuid)).toEqual(byOpaque.body.data.map((c: any) => c.uuid));
+    expect(byInt.body.data[0].uuid).not.toBe(first.body.data[0].uuid);
+    expect((await t.get(`${PM}/canonical?limit=200`)).status).toBe(200);
+    let cursor: number | null = 0;
+    let pages = 0;
+    while (cursor !== null) {
+      const page: any = await t.get(`${PM}/canonical?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+      cursor = page.body.pagination.nextCursor;
+      pages += 1;
+    }
+    expect(pages).toBeGreaterThanOrEqual(1);
+  });
+
+  it('canonical detail: canonical, mergedInto, consensus (closed, binary = Yes side), lineage; found by uuid and slug', async () => {
+    const list = (await t.get(`${PM}/canonical?limit=200`)).body.data;
+    const c = list.find((x: any) => x.kind === 'binary' && x.referenceProbability) ?? list.find((x: any) => x.referenceProbability);
+    const byUuid = await t.get(`${PM}/canonical/${c.uuid}`);
+    expect(byUuid.status).toBe(200);
+    const d = byUuid.body;
+    expect(d.canonical).toMatchObject({ uuid: c.uuid, slug: c.slug, status: 'active', memberCount: c.members.length, revision: d.lineage.length });
+    expect(d.mergedInto).toBeNull();
+    expect(Object.keys(d.consensus).sort()).toEqual(['computedAt', 'kind', 'listings', 'methodologyVersion', 'outcomeName', 'probability', 'spreadPoints', 'venueCount']);
+    expect(d.consensus.venueCount).toBe(c.referenceProbability.venueCount);
+    for (const l of d.consensus.listings) expect(Object.keys(l).sort()).toEqual(['eventSlug', 'source']);
+    if (d.consensus.kind === 'binary') {
+      expect(d.consensus.outcomeName).toBeNull();
+      const anchor = c.members.find((m: any) => m.isAnchor);
+      const yes = anchor.outcomes[0].name;
+      const expected = c.referenceProbability.outcomeName === yes ? c.referenceProbability.probability : Math.round((100 - c.referenceProbability.probability) * 10) / 10;
+      expect(d.consensus.probability).toBeCloseTo(expected, 5);
+    } else expect(typeof d.consensus.outcomeName).toBe('string');
+    expect(d.consensusHistory).toEqual([]);
+    expect(d.lineage[d.lineage.length - 1]).toMatchObject({ revision: 1, action: 'created', judgedBy: 'matcher' });
+    expect(d.lineage.map((l: any) => l.revision)).toEqual([...d.lineage.map((l: any) => l.revision)].sort((a: number, b: number) => b - a));
+    expect((await t.get(`${PM}/canonical/${c.slug}`)).body.canonical.uuid).toBe(c.uuid);
+    expect((await t.get(`${PM}/canonical/${c.canonicalEventId}`)).body.canonical.uuid).toBe(c.uuid);
+    expect((await t.get(`${PM}/canonical/some-title-0000abcd`)).status).toBe(404);
+    expect((await t.get(`${PM}/canonical/00000000-0000-8000-8000-000000000000`)).status).toBe(404);
+  });
+
+  it('whales: coverage per money venue, stats24h, limit narrows (clamps above 50, never 400)', async () => {
+    const all = await t.get(`${PM}/whales`);
+    expect(all.body.coverage.map((c: any) => c.source)).toEqual(expect.arrayContaining(['polymarket', 'kalshi']));
+    expect(all.body.coverage.map((c: any) => c.source)).not.toContain('manifold');
+    for (const c of all.body.coverage) expect(['live', 'delayed', 'unavailable']).toContain(c.availability);
+    expect(all.body.coverage.reduce((a: number, c: any) => a + c.tradeCount, 0)).toBe(all.body.trades.length);
+    expect(all.body.stats24h).toMatchObject({ tradeCount: expect.any(Number), totalUsd: expect.any(Number) });
+    const five = await t.get(`${PM}/whales?limit=5`);
+    expect(five.body.trades).toEqual(all.body.trades.slice(0, 5));
+    expect((await t.get(`${PM}/whales?limit=500`)).body.trades).toHaveLength(all.body.trades.length);
+    const bad = await t.get(`${PM}/whales?limit=abc`);
+    expect(bad.status).toBe(200);
+    expect(bad.body.trades).toHaveLength(all.body.trades.length);
+  });
+
+  it('resolved: meta {totalResolved, minVolume, period}; year/month slices; month needs year; minVolume floors', async () => {
+    const base = await t.get(`${PM}/resolved`);
+    expect(base.body.meta).toEqual({ totalResolved: base.body.totalResolved, minVolume: null, period: null });
+    const year = new Date(base.body.data[0].event.resolvedAt ?? base.body.data[0].closedAt ?? Date.now()).getUTCFullYear();
+    const slice = await t.get(`${PM}/resolved?year=2020&limit=100`);
+    expect(slice.status).toBe(200);
+    expect(slice.body.meta.period).toEqual({ year: 2020, month: null });
+    const m = await t.get(`${PM}/resolved?year=2020&month=6&limit=100`);
+    expect(m.body.meta.period).toEqual({ year: 2020, month: 6 });
+    expect(m.body.meta.totalResolved).toBeLessThanOrEqual(slice.body.meta.totalResolved);
+    const noMonth = await t.get(`${PM}/resolved?month=6`);
+    expect(noMonth.status).toBe(400);
+    expect(noMonth.body).toMatchObject({ error: 'invalid_request', field: 'query.month' });
+    for (const q of ['year=2009', `year=${new Date().getUTCFullYear() + 5}`, 'month=13&year=2020', 'minVolume=-1']) expect((await t.get(`${PM}/resolved?${q}`)).status, q).toBe(400);
+    const floor = await t.get(`${PM}/resolved?minVolume=100000&limit=100`);
+    expect(floor.body.meta).toMatchObject({ totalResolved: null, minVolume: 100000 });
+    expect(floor.body.data.every((x: any) => x.event.volume >= 100000)).toBe(true);
+    expect(typeof floor.body.totalResolved).toBe('number');
+    expect(year).toBeGreaterThan(2000);
+  });
+
+  it('overview: source narrows every part, unknown source 400, status accepts open only', async () => {
+    const k = await t.get(`${PM}/overview?source=kalshi`);
+    expect(k.status).toBe(200);
+    expect(k.body.bySource.map((s: any) => s.source.id)).toEqual(['kalshi']);
+    expect(k.body.stats.totalMarkets).toBe(k.body.bySource[0].totalMarkets);
+    for (const list of Object.values(k.body.highlights) as any[]) expect(list.every((e: any) => e.source.id === 'kalshi')).toBe(true);
+    const all = await t.get(`${PM}/overview`);
+    expect(k.body.stats.totalMarkets).toBeLessThan(all.body.stats.totalMarkets);
+    const bad = await t.get(`${PM}/overview?source=nope`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.field).toBe('query.source');
+    expect((await t.get(`${PM}/overview?status=open`)).status).toBe(200);
+    expect((await t.get(`${PM}/overview?status=weird`)).status).toBe(400);
+  });
+
+  it('events: pagination.total; representativeOutcome is the complete outcome (open only); priceBasis/sourceObservation split; marketSubtitle not repeated', async () => {
+    const r = await t.get(`${PM}/events?status=open&limit=100&lead=representative`);
+    expect(r.status).toBe(200);
+    const all = await openEvents();
+    expect(r.body.pagination.total).toBe(all.length);
+    for (const e of all) {
+      const rep = e.representativeOutcome;
+      expect(e.marketSubtitle).toBeUndefined();
+      const row = e.outcomes.find((o: any) => o.externalMarketId === rep.externalMarketId);
+      const { lifecycle, ...rest } = rep;
+      expect(rest).toEqual(row);
+      expect(lifecycle).toMatchObject({ state: 'open' });
+      const probs = e.outcomes.map((o: any) => o.probability);
+      const inside = probs.filter((p: number) => p > 5 && p < 95);
+      expect(rep.probability).toBe(inside.length ? Math.max(...inside) : Math.max(...probs));
+      for (const o of e.outcomes) {
+        if (['polymarket', 'kalshi'].includes(e.source.id)) expect(['book_mid', 'last_trade', 'unquoted']).toContain(o.priceBasis);
+        else expect(o.priceBasis).toBeUndefined();
+        if (['rothera', 'forecastex'].includes(e.source.id)) expect(o.sourceObservation).toMatchObject({ version: 1, provider: e.source.id, basis: expect.stringMatching(/provider_quote|last_price_untimed/) });
+        else expect(o.sourceObservation).toBeNull();
+      }
+    }
+    const closed = await t.get(`${PM}/events?status=closed&limit=50`);
+    expect(closed.body.data.every((e: any) => !('representativeOutcome' in e))).toBe(true);
+    const d = await t.get(`${PM}/events/${all[0].source.id}/${all[0].slug}`);
+    expect(d.body.event.representativeOutcomeBasis).toBe('informative_leader');
+    expect(d.body.event.representativeOutcome).toEqual(d.body.event.outcomes.find((o: any) => o.externalMarketId === d.body.event.representativeOutcome.externalMarketId));
+    const c = closed.body.data[0];
+    expect('representativeOutcomeBasis' in (await t.get(`${PM}/events/${c.source.id}/${c.slug}`)).body.event).toBe(false);
   });
 });
 

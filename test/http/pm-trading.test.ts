@@ -5,7 +5,7 @@ import { Decimal } from '../../src/domain/money.js';
 import { forcePmResolution, readVenueMarket } from '../../src/pm/api.js';
 import { checkBooks } from '../../src/services/doctor.js';
 import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
-import { findDecisionByPosition } from '../../src/storage/arena-decisions-repo.js';
+import { findDecisionByPosition, findDecisionByUuid } from '../../src/storage/arena-decisions-repo.js';
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { pmMarkets } from '../../src/storage/schema.js';
@@ -289,7 +289,7 @@ describe('decisions dataset, artifact and event detail', () => {
     expect(decisionContentHash(picked, after.contentHashFields)).toBe(d.contentHash);
     const dataset = (await t.get(`/api/arena/decisions?agent=a${keyId}-pm-bot`)).body as { decisions: Record<string, any>[] };
     expect(dataset.decisions.map((x) => x.decisionUuid)).toEqual([d.decisionUuid]);
-    expect(dataset.decisions[0]).toMatchObject({ result: 'lost', agentForecastProbability: 65, realizedPaperTrade: { positionId: String(pos.id), stakeMusd: 100, realizedPnlMusd: -100 } });
+    expect(dataset.decisions[0]).toMatchObject({ result: 'lost', agentForecastProbability: 65, realizedPaperTrade: { positionId: pos.id, stakeMusd: 100, realizedPnlMusd: -100 } });
   });
 });
 
@@ -308,6 +308,12 @@ describe('POST /api/agent/pm/opportunity', () => {
     expect((await post(key, 'opportunity', { kind: 'forecast_only' })).statusCode).toBe(400);
     expect((await post(key, 'opportunity', { kind: 'abstained', forecastProbability: 50 })).statusCode).toBe(400);
     expect((await decisionsOf(keyId)).map((d) => d.opportunity_kind)).toEqual(['forecast_only', 'abstained']);
+    // Reference B9: the opportunity's eventId is the market's internal integer id (hashed as a number).
+    const market = (await readVenueMarket(t.ctx.database, t.clock, m.source, m.slug))!;
+    expect(Number.isInteger(market.eventId)).toBe(true);
+    const stored = (await findDecisionByUuid(t.ctx.database.db, first.json().decisionUuid))!;
+    expect(stored.eventId).toBe(market.eventId);
+    expect(decisionContentHash(stored as unknown as Record<string, unknown>, stored.contentHashFields)).toBe(stored.contentHash);
   });
 });
 

@@ -212,6 +212,12 @@ describe('resting orders and the matcher', () => {
     const open = (await get(key, '/api/agent/orders/open')).json();
     expect(open.rows).toHaveLength(1);
     expect(open.rows[0]).toMatchObject({ id: p.restingOrderId, side: 'buy', orderType: 'limit', coinId: '1', limitPrice: 48_000, stopPrice: null, quantity: 0.5, quantityFilled: 0, triggered: null, status: 'open' });
+    // Seed 2.11 / reference B11: top-level coinId echoes the filter, null when listing all coins.
+    expect(open.coinId).toBeNull();
+    const filtered = (await get(key, '/api/agent/orders/open?coinId=1')).json();
+    expect(filtered.coinId).toBe('1');
+    expect(filtered.rows).toHaveLength(1);
+    expect((await get(key, '/api/agent/orders/open?coinId=2')).json()).toMatchObject({ coinId: '2', rows: [] });
 
     tick(49_000);
     tick(48_500);

@@ -1246,8 +1246,13 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                /** Format: uuid */
-                                id: string;
+                                /** @description integer row id; the X-Service-Ledger-Event-Id header of the call */
+                                id: number;
+                                /**
+                                 * Format: uuid
+                                 * @description the row id before integer ids (kept beside it)
+                                 */
+                                uuid: string;
                                 method: string;
                                 endpoint: string;
                                 venue: string | null;
@@ -1508,8 +1513,13 @@ export interface paths {
                                 };
                             } | null;
                             data: {
-                                /** Format: uuid */
-                                id: string;
+                                /** @description integer row id; the X-Service-Ledger-Event-Id header of the call */
+                                id: number;
+                                /**
+                                 * Format: uuid
+                                 * @description the row id before integer ids (kept beside it)
+                                 */
+                                uuid: string;
                                 method: string;
                                 endpoint: string;
                                 venue: string | null;
@@ -1574,7 +1584,8 @@ export interface paths {
                                 sizeDeltaCoin: number;
                                 markPrice: number | null;
                                 fillPrice: number | null;
-                                realizedPnlMusd: number | null;
+                                /** @description 0 on events that realize nothing (open, add, sl_tp_set) */
+                                realizedPnlMusd: number;
                                 marginDeltaMusd: number;
                                 feeMusd: number;
                                 slippageMusd: number;
@@ -4247,6 +4258,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             walletId: number;
+                            coinId: string | null;
                             count: number;
                             rows: {
                                 id: number;
@@ -8132,7 +8144,7 @@ export interface paths {
                                 realizedPaperTrade: {
                                     schema: string;
                                     /** @description PM position id */
-                                    positionId: string;
+                                    positionId: number;
                                     stakeMusd: number;
                                     realizedPnlMusd: number;
                                     returnOnStakePct: number | null;
@@ -8198,7 +8210,7 @@ export interface paths {
                                 venue: string | null;
                                 eventTitle: string | null;
                                 eventSlug: string | null;
-                                eventId: string | null;
+                                eventId: (number | string) | null;
                                 side: string | null;
                                 chosenOutcome: string | null;
                                 agentForecastProbability: number | null;
@@ -8383,7 +8395,7 @@ export interface paths {
                             venue: string | null;
                             eventTitle: string | null;
                             eventSlug: string | null;
-                            eventId: string | null;
+                            eventId: (number | string) | null;
                             side: string | null;
                             chosenOutcome: string | null;
                             agentForecastProbability: number | null;
@@ -8445,7 +8457,7 @@ export interface paths {
                             outcomesCount: number | null;
                             stakeMusd: number | null;
                             sharesMusd: number | null;
-                            positionId: string | null;
+                            positionId: number | null;
                             pnlMusd: number | null;
                             brier: number | null;
                             agentBrier: number | null;
@@ -9563,6 +9575,10 @@ export interface paths {
                 query?: {
                     /** @description fiat currency for money fields (default USD) */
                     fiat?: string;
+                    /** @description highlights are open events (the only value; default open) */
+                    status?: "open";
+                    /** @description venue id: totals, highlights and categories of that venue only */
+                    source?: string;
                 };
                 header?: never;
                 path?: never;
@@ -9612,7 +9628,19 @@ export interface paths {
                                         probability: number;
                                         normalizedProbability: number | null;
                                         hasObservedPrice: boolean;
-                                        priceBasis: string;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
                                         priceChange24h: number | null;
                                         lifecycle?: {
                                             /** @enum {string} */
@@ -9652,11 +9680,42 @@ export interface paths {
                                         rawSum: number;
                                         overroundPoints: number;
                                     } | null;
-                                    representativeOutcome: {
+                                    /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                    representativeOutcome?: {
                                         externalMarketId: string;
                                         name: string;
+                                        /** @description raw venue-implied chance, 0..100 points */
                                         probability: number;
-                                    } | null;
+                                        normalizedProbability: number | null;
+                                        hasObservedPrice: boolean;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
+                                        priceChange24h: number | null;
+                                        lifecycle?: {
+                                            /** @enum {string} */
+                                            state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                            providerAcceptingOrders: boolean | null;
+                                            entryBlockedByLifecycle: boolean;
+                                            isResult: boolean;
+                                            result: ("won" | "lost" | "voided") | null;
+                                            /** @enum {string} */
+                                            basis: "provider" | "stored_winner" | "unknown";
+                                            closedAt: string | null;
+                                            resolvedAt: string | null;
+                                            observedAt: string | null;
+                                        };
+                                    };
                                     representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                     decisionSupport: {
                                         qualityScore: number;
@@ -9730,7 +9789,19 @@ export interface paths {
                                         probability: number;
                                         normalizedProbability: number | null;
                                         hasObservedPrice: boolean;
-                                        priceBasis: string;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
                                         priceChange24h: number | null;
                                         lifecycle?: {
                                             /** @enum {string} */
@@ -9770,11 +9841,42 @@ export interface paths {
                                         rawSum: number;
                                         overroundPoints: number;
                                     } | null;
-                                    representativeOutcome: {
+                                    /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                    representativeOutcome?: {
                                         externalMarketId: string;
                                         name: string;
+                                        /** @description raw venue-implied chance, 0..100 points */
                                         probability: number;
-                                    } | null;
+                                        normalizedProbability: number | null;
+                                        hasObservedPrice: boolean;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
+                                        priceChange24h: number | null;
+                                        lifecycle?: {
+                                            /** @enum {string} */
+                                            state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                            providerAcceptingOrders: boolean | null;
+                                            entryBlockedByLifecycle: boolean;
+                                            isResult: boolean;
+                                            result: ("won" | "lost" | "voided") | null;
+                                            /** @enum {string} */
+                                            basis: "provider" | "stored_winner" | "unknown";
+                                            closedAt: string | null;
+                                            resolvedAt: string | null;
+                                            observedAt: string | null;
+                                        };
+                                    };
                                     representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                     decisionSupport: {
                                         qualityScore: number;
@@ -9848,7 +9950,19 @@ export interface paths {
                                         probability: number;
                                         normalizedProbability: number | null;
                                         hasObservedPrice: boolean;
-                                        priceBasis: string;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
                                         priceChange24h: number | null;
                                         lifecycle?: {
                                             /** @enum {string} */
@@ -9888,11 +10002,42 @@ export interface paths {
                                         rawSum: number;
                                         overroundPoints: number;
                                     } | null;
-                                    representativeOutcome: {
+                                    /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                    representativeOutcome?: {
                                         externalMarketId: string;
                                         name: string;
+                                        /** @description raw venue-implied chance, 0..100 points */
                                         probability: number;
-                                    } | null;
+                                        normalizedProbability: number | null;
+                                        hasObservedPrice: boolean;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
+                                        priceChange24h: number | null;
+                                        lifecycle?: {
+                                            /** @enum {string} */
+                                            state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                            providerAcceptingOrders: boolean | null;
+                                            entryBlockedByLifecycle: boolean;
+                                            isResult: boolean;
+                                            result: ("won" | "lost" | "voided") | null;
+                                            /** @enum {string} */
+                                            basis: "provider" | "stored_winner" | "unknown";
+                                            closedAt: string | null;
+                                            resolvedAt: string | null;
+                                            observedAt: string | null;
+                                        };
+                                    };
                                     representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                     decisionSupport: {
                                         qualityScore: number;
@@ -10064,6 +10209,8 @@ export interface paths {
                     offset?: number;
                     /** @description fiat currency for money fields (default USD) */
                     fiat?: string;
+                    /** @description reference parameter; open rows always carry representativeOutcome here */
+                    lead?: "representative";
                 };
                 header?: never;
                 path?: never;
@@ -10104,7 +10251,19 @@ export interface paths {
                                     probability: number;
                                     normalizedProbability: number | null;
                                     hasObservedPrice: boolean;
-                                    priceBasis: string;
+                                    /**
+                                     * @description polymarket/kalshi open outcomes only
+                                     * @enum {string}
+                                     */
+                                    priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                    sourceObservation: {
+                                        version: number;
+                                        /** @enum {string} */
+                                        basis: "provider_quote" | "last_price_untimed";
+                                        provider: string;
+                                        observedAt: string | null;
+                                        tradeDate: string | null;
+                                    } | null;
                                     priceChange24h: number | null;
                                     lifecycle?: {
                                         /** @enum {string} */
@@ -10144,11 +10303,42 @@ export interface paths {
                                     rawSum: number;
                                     overroundPoints: number;
                                 } | null;
-                                representativeOutcome: {
+                                /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                representativeOutcome?: {
                                     externalMarketId: string;
                                     name: string;
+                                    /** @description raw venue-implied chance, 0..100 points */
                                     probability: number;
-                                } | null;
+                                    normalizedProbability: number | null;
+                                    hasObservedPrice: boolean;
+                                    /**
+                                     * @description polymarket/kalshi open outcomes only
+                                     * @enum {string}
+                                     */
+                                    priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                    sourceObservation: {
+                                        version: number;
+                                        /** @enum {string} */
+                                        basis: "provider_quote" | "last_price_untimed";
+                                        provider: string;
+                                        observedAt: string | null;
+                                        tradeDate: string | null;
+                                    } | null;
+                                    priceChange24h: number | null;
+                                    lifecycle?: {
+                                        /** @enum {string} */
+                                        state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                        providerAcceptingOrders: boolean | null;
+                                        entryBlockedByLifecycle: boolean;
+                                        isResult: boolean;
+                                        result: ("won" | "lost" | "voided") | null;
+                                        /** @enum {string} */
+                                        basis: "provider" | "stored_winner" | "unknown";
+                                        closedAt: string | null;
+                                        resolvedAt: string | null;
+                                        observedAt: string | null;
+                                    };
+                                };
                                 representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                 decisionSupport: {
                                     qualityScore: number;
@@ -10200,6 +10390,7 @@ export interface paths {
                                 limit: number;
                                 offset: number;
                                 hasMore: boolean;
+                                total: number;
                             };
                             meta: {
                                 sources: {
@@ -10348,7 +10539,19 @@ export interface paths {
                                     probability: number;
                                     normalizedProbability: number | null;
                                     hasObservedPrice: boolean;
-                                    priceBasis: string;
+                                    /**
+                                     * @description polymarket/kalshi open outcomes only
+                                     * @enum {string}
+                                     */
+                                    priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                    sourceObservation: {
+                                        version: number;
+                                        /** @enum {string} */
+                                        basis: "provider_quote" | "last_price_untimed";
+                                        provider: string;
+                                        observedAt: string | null;
+                                        tradeDate: string | null;
+                                    } | null;
                                     priceChange24h: number | null;
                                     lifecycle?: {
                                         /** @enum {string} */
@@ -10388,11 +10591,42 @@ export interface paths {
                                     rawSum: number;
                                     overroundPoints: number;
                                 } | null;
-                                representativeOutcome: {
+                                /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                representativeOutcome?: {
                                     externalMarketId: string;
                                     name: string;
+                                    /** @description raw venue-implied chance, 0..100 points */
                                     probability: number;
-                                } | null;
+                                    normalizedProbability: number | null;
+                                    hasObservedPrice: boolean;
+                                    /**
+                                     * @description polymarket/kalshi open outcomes only
+                                     * @enum {string}
+                                     */
+                                    priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                    sourceObservation: {
+                                        version: number;
+                                        /** @enum {string} */
+                                        basis: "provider_quote" | "last_price_untimed";
+                                        provider: string;
+                                        observedAt: string | null;
+                                        tradeDate: string | null;
+                                    } | null;
+                                    priceChange24h: number | null;
+                                    lifecycle?: {
+                                        /** @enum {string} */
+                                        state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                        providerAcceptingOrders: boolean | null;
+                                        entryBlockedByLifecycle: boolean;
+                                        isResult: boolean;
+                                        result: ("won" | "lost" | "voided") | null;
+                                        /** @enum {string} */
+                                        basis: "provider" | "stored_winner" | "unknown";
+                                        closedAt: string | null;
+                                        resolvedAt: string | null;
+                                        observedAt: string | null;
+                                    };
+                                };
                                 representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                 decisionSupport: {
                                     qualityScore: number;
@@ -10466,7 +10700,19 @@ export interface paths {
                                     probability: number;
                                     normalizedProbability: number | null;
                                     hasObservedPrice: boolean;
-                                    priceBasis: string;
+                                    /**
+                                     * @description polymarket/kalshi open outcomes only
+                                     * @enum {string}
+                                     */
+                                    priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                    sourceObservation: {
+                                        version: number;
+                                        /** @enum {string} */
+                                        basis: "provider_quote" | "last_price_untimed";
+                                        provider: string;
+                                        observedAt: string | null;
+                                        tradeDate: string | null;
+                                    } | null;
                                     priceChange24h: number | null;
                                     lifecycle?: {
                                         /** @enum {string} */
@@ -10506,11 +10752,42 @@ export interface paths {
                                     rawSum: number;
                                     overroundPoints: number;
                                 } | null;
-                                representativeOutcome: {
+                                /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                representativeOutcome?: {
                                     externalMarketId: string;
                                     name: string;
+                                    /** @description raw venue-implied chance, 0..100 points */
                                     probability: number;
-                                } | null;
+                                    normalizedProbability: number | null;
+                                    hasObservedPrice: boolean;
+                                    /**
+                                     * @description polymarket/kalshi open outcomes only
+                                     * @enum {string}
+                                     */
+                                    priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                    sourceObservation: {
+                                        version: number;
+                                        /** @enum {string} */
+                                        basis: "provider_quote" | "last_price_untimed";
+                                        provider: string;
+                                        observedAt: string | null;
+                                        tradeDate: string | null;
+                                    } | null;
+                                    priceChange24h: number | null;
+                                    lifecycle?: {
+                                        /** @enum {string} */
+                                        state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                        providerAcceptingOrders: boolean | null;
+                                        entryBlockedByLifecycle: boolean;
+                                        isResult: boolean;
+                                        result: ("won" | "lost" | "voided") | null;
+                                        /** @enum {string} */
+                                        basis: "provider" | "stored_winner" | "unknown";
+                                        closedAt: string | null;
+                                        resolvedAt: string | null;
+                                        observedAt: string | null;
+                                    };
+                                };
                                 representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                 decisionSupport: {
                                     qualityScore: number;
@@ -10773,7 +11050,10 @@ export interface paths {
         /** The 50 most recent verified large trades (money venues only) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description 1..50; above 50 clamps to 50; missing or malformed → the full tape (never 400) */
+                    limit?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -10817,6 +11097,24 @@ export interface paths {
                                 latencySeconds: number;
                                 attribution: string;
                             }[];
+                            /** @description one item per money venue, read from the whole served tape */
+                            coverage: {
+                                source: string;
+                                name: string;
+                                /** @enum {string} */
+                                availability: "live" | "delayed" | "unavailable";
+                                evidenceType: string | null;
+                                tradeCount: number;
+                                lastObservedAt: string | null;
+                            }[];
+                            stats24h: {
+                                tradeCount: number;
+                                totalUsd: number;
+                                largestUsd: number | null;
+                                venueCount: number;
+                                /** @enum {string} */
+                                basis: "served_tape";
+                            };
                         };
                     };
                 };
@@ -11074,8 +11372,8 @@ export interface paths {
                                 };
                                 reliability: {
                                     bucket: string;
-                                    predictedMean: number | null;
-                                    realizedRate: number | null;
+                                    predictedMean: number;
+                                    realizedRate: number;
                                     pairs: number;
                                 }[];
                             }[];
@@ -11097,8 +11395,8 @@ export interface paths {
                                         calibrationError: number | null;
                                         reliability: {
                                             bucket: string;
-                                            predictedMean: number | null;
-                                            realizedRate: number | null;
+                                            predictedMean: number;
+                                            realizedRate: number;
                                             pairs: number;
                                         }[];
                                     }[];
@@ -11120,8 +11418,8 @@ export interface paths {
                                     calibrationError: number | null;
                                     reliability: {
                                         bucket: string;
-                                        predictedMean: number | null;
-                                        realizedRate: number | null;
+                                        predictedMean: number;
+                                        realizedRate: number;
                                         pairs: number;
                                     }[];
                                 }[];
@@ -11219,6 +11517,12 @@ export interface paths {
                     offset?: number;
                     /** @description fiat currency for money fields (default USD) */
                     fiat?: string;
+                    /** @description lifetime-volume floor in `fiat`; 0 = none */
+                    minVolume?: number;
+                    /** @description resolution year (UTC), 2010..next year */
+                    year?: number;
+                    /** @description resolution month 1..12; needs year */
+                    month?: number;
                 };
                 header?: never;
                 path?: never;
@@ -11260,7 +11564,19 @@ export interface paths {
                                         probability: number;
                                         normalizedProbability: number | null;
                                         hasObservedPrice: boolean;
-                                        priceBasis: string;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
                                         priceChange24h: number | null;
                                         lifecycle?: {
                                             /** @enum {string} */
@@ -11300,11 +11616,42 @@ export interface paths {
                                         rawSum: number;
                                         overroundPoints: number;
                                     } | null;
-                                    representativeOutcome: {
+                                    /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                    representativeOutcome?: {
                                         externalMarketId: string;
                                         name: string;
+                                        /** @description raw venue-implied chance, 0..100 points */
                                         probability: number;
-                                    } | null;
+                                        normalizedProbability: number | null;
+                                        hasObservedPrice: boolean;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
+                                        priceChange24h: number | null;
+                                        lifecycle?: {
+                                            /** @enum {string} */
+                                            state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                            providerAcceptingOrders: boolean | null;
+                                            entryBlockedByLifecycle: boolean;
+                                            isResult: boolean;
+                                            result: ("won" | "lost" | "voided") | null;
+                                            /** @enum {string} */
+                                            basis: "provider" | "stored_winner" | "unknown";
+                                            closedAt: string | null;
+                                            resolvedAt: string | null;
+                                            observedAt: string | null;
+                                        };
+                                    };
                                     representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                     decisionSupport: {
                                         qualityScore: number;
@@ -11369,6 +11716,14 @@ export interface paths {
                                 hasMore: boolean;
                             };
                             totalResolved: number;
+                            meta: {
+                                totalResolved: number | null;
+                                minVolume: number | null;
+                                period: {
+                                    year: number;
+                                    month: number | null;
+                                } | null;
+                            };
                             fiat: string;
                         };
                     };
@@ -11594,6 +11949,21 @@ export interface paths {
                                 date: string;
                                 change: string;
                             }[];
+                            /** @description reference shape: the method (same keys as at top level) */
+                            methodology: {
+                                summary: string;
+                                steps: string[];
+                                minVenues: number;
+                                weightCapMultipleOfMedian: number;
+                                scale: string;
+                                changelog: {
+                                    version: string;
+                                    /** Format: date */
+                                    date: string;
+                                    change: string;
+                                }[];
+                            };
+                            licence: string;
                         };
                     };
                 };
@@ -11682,6 +12052,7 @@ export interface paths {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description previous nextCursor (opaque) or pagination.nextCursor (integer) */
                     cursor?: string;
                 };
                 header?: never;
@@ -11698,8 +12069,21 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                canonicalEventId: string;
+                                /**
+                                 * Format: uuid
+                                 * @description name-based uuid of the cluster key (stable)
+                                 */
+                                uuid: string;
+                                /** @description slugified anchor title + first 8 uuid characters */
+                                slug: string;
                                 title: string;
+                                revision: number;
+                                memberCount: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                canonicalEventId: string;
                                 /** @description binary or multi */
                                 kind: string;
                                 /** @enum {string} */
@@ -11723,6 +12107,10 @@ export interface paths {
                                     slug: string;
                                     title: string;
                                     status: string;
+                                    eventSlug: string;
+                                    eventTitle: string;
+                                    eventStatus: string;
+                                    eventId: number;
                                     orientation: string | null;
                                     confidence: number | null;
                                     basis: string | null;
@@ -11735,6 +12123,10 @@ export interface paths {
                                 }[];
                                 orientationRule: string;
                             }[];
+                            pagination: {
+                                limit: number;
+                                nextCursor: number | null;
+                            };
                             nextCursor: string | null;
                         };
                     };
@@ -11819,7 +12211,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One canonical cross-venue event */
+        /** One canonical cross-venue event (key: pmc_… id, reference uuid or slug) */
         get: {
             parameters: {
                 query?: never;
@@ -11838,8 +12230,21 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            canonicalEventId: string;
+                            /**
+                             * Format: uuid
+                             * @description name-based uuid of the cluster key (stable)
+                             */
+                            uuid: string;
+                            /** @description slugified anchor title + first 8 uuid characters */
+                            slug: string;
                             title: string;
+                            revision: number;
+                            memberCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            canonicalEventId: string;
                             /** @description binary or multi */
                             kind: string;
                             /** @enum {string} */
@@ -11863,6 +12268,10 @@ export interface paths {
                                 slug: string;
                                 title: string;
                                 status: string;
+                                eventSlug: string;
+                                eventTitle: string;
+                                eventStatus: string;
+                                eventId: number;
                                 orientation: string | null;
                                 confidence: number | null;
                                 basis: string | null;
@@ -11874,6 +12283,59 @@ export interface paths {
                                 liquidity: number;
                             }[];
                             orientationRule: string;
+                            canonical: {
+                                /**
+                                 * Format: uuid
+                                 * @description name-based uuid of the cluster key (stable)
+                                 */
+                                uuid: string;
+                                /** @description slugified anchor title + first 8 uuid characters */
+                                slug: string;
+                                title: string;
+                                revision: number;
+                                memberCount: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                /** @enum {string} */
+                                status: "active";
+                            };
+                            /** @description always null: clusters are never merged here */
+                            mergedInto: null;
+                            consensus: {
+                                /** @enum {string} */
+                                kind: "binary" | "leader";
+                                outcomeName: string | null;
+                                probability: number;
+                                venueCount: number;
+                                spreadPoints: number;
+                                /** Format: date-time */
+                                computedAt: string;
+                                methodologyVersion: string;
+                                listings: {
+                                    source: string;
+                                    eventSlug: string;
+                                }[];
+                            } | null;
+                            /** @description no daily consensus tape is stored (always empty) */
+                            consensusHistory: Record<string, never>[];
+                            lineage: {
+                                revision: number;
+                                /** @enum {string} */
+                                action: "created" | "member_added";
+                                eventId: number;
+                                source: string;
+                                eventSlug: string;
+                                /** @description what the matcher recorded (free-form) */
+                                detail: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                judgedBy: "matcher";
+                                /** Format: date-time */
+                                at: string;
+                            }[];
                         };
                     };
                 };
@@ -12036,7 +12498,19 @@ export interface paths {
                                         probability: number;
                                         normalizedProbability: number | null;
                                         hasObservedPrice: boolean;
-                                        priceBasis: string;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
                                         priceChange24h: number | null;
                                         lifecycle?: {
                                             /** @enum {string} */
@@ -12076,11 +12550,42 @@ export interface paths {
                                         rawSum: number;
                                         overroundPoints: number;
                                     } | null;
-                                    representativeOutcome: {
+                                    /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                    representativeOutcome?: {
                                         externalMarketId: string;
                                         name: string;
+                                        /** @description raw venue-implied chance, 0..100 points */
                                         probability: number;
-                                    } | null;
+                                        normalizedProbability: number | null;
+                                        hasObservedPrice: boolean;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
+                                        priceChange24h: number | null;
+                                        lifecycle?: {
+                                            /** @enum {string} */
+                                            state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                            providerAcceptingOrders: boolean | null;
+                                            entryBlockedByLifecycle: boolean;
+                                            isResult: boolean;
+                                            result: ("won" | "lost" | "voided") | null;
+                                            /** @enum {string} */
+                                            basis: "provider" | "stored_winner" | "unknown";
+                                            closedAt: string | null;
+                                            resolvedAt: string | null;
+                                            observedAt: string | null;
+                                        };
+                                    };
                                     representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                     decisionSupport: {
                                         qualityScore: number;
@@ -12308,7 +12813,19 @@ export interface paths {
                                         probability: number;
                                         normalizedProbability: number | null;
                                         hasObservedPrice: boolean;
-                                        priceBasis: string;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
                                         priceChange24h: number | null;
                                         lifecycle?: {
                                             /** @enum {string} */
@@ -12348,11 +12865,42 @@ export interface paths {
                                         rawSum: number;
                                         overroundPoints: number;
                                     } | null;
-                                    representativeOutcome: {
+                                    /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                    representativeOutcome?: {
                                         externalMarketId: string;
                                         name: string;
+                                        /** @description raw venue-implied chance, 0..100 points */
                                         probability: number;
-                                    } | null;
+                                        normalizedProbability: number | null;
+                                        hasObservedPrice: boolean;
+                                        /**
+                                         * @description polymarket/kalshi open outcomes only
+                                         * @enum {string}
+                                         */
+                                        priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                        sourceObservation: {
+                                            version: number;
+                                            /** @enum {string} */
+                                            basis: "provider_quote" | "last_price_untimed";
+                                            provider: string;
+                                            observedAt: string | null;
+                                            tradeDate: string | null;
+                                        } | null;
+                                        priceChange24h: number | null;
+                                        lifecycle?: {
+                                            /** @enum {string} */
+                                            state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                            providerAcceptingOrders: boolean | null;
+                                            entryBlockedByLifecycle: boolean;
+                                            isResult: boolean;
+                                            result: ("won" | "lost" | "voided") | null;
+                                            /** @enum {string} */
+                                            basis: "provider" | "stored_winner" | "unknown";
+                                            closedAt: string | null;
+                                            resolvedAt: string | null;
+                                            observedAt: string | null;
+                                        };
+                                    };
                                     representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                     decisionSupport: {
                                         qualityScore: number;
@@ -12555,7 +13103,19 @@ export interface paths {
                                     probability: number;
                                     normalizedProbability: number | null;
                                     hasObservedPrice: boolean;
-                                    priceBasis: string;
+                                    /**
+                                     * @description polymarket/kalshi open outcomes only
+                                     * @enum {string}
+                                     */
+                                    priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                    sourceObservation: {
+                                        version: number;
+                                        /** @enum {string} */
+                                        basis: "provider_quote" | "last_price_untimed";
+                                        provider: string;
+                                        observedAt: string | null;
+                                        tradeDate: string | null;
+                                    } | null;
                                     priceChange24h: number | null;
                                     lifecycle?: {
                                         /** @enum {string} */
@@ -12595,11 +13155,42 @@ export interface paths {
                                     rawSum: number;
                                     overroundPoints: number;
                                 } | null;
-                                representativeOutcome: {
+                                /** @description open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle */
+                                representativeOutcome?: {
                                     externalMarketId: string;
                                     name: string;
+                                    /** @description raw venue-implied chance, 0..100 points */
                                     probability: number;
-                                } | null;
+                                    normalizedProbability: number | null;
+                                    hasObservedPrice: boolean;
+                                    /**
+                                     * @description polymarket/kalshi open outcomes only
+                                     * @enum {string}
+                                     */
+                                    priceBasis?: "unquoted" | "book_mid" | "last_trade";
+                                    sourceObservation: {
+                                        version: number;
+                                        /** @enum {string} */
+                                        basis: "provider_quote" | "last_price_untimed";
+                                        provider: string;
+                                        observedAt: string | null;
+                                        tradeDate: string | null;
+                                    } | null;
+                                    priceChange24h: number | null;
+                                    lifecycle?: {
+                                        /** @enum {string} */
+                                        state: "open" | "closed" | "resolved" | "voided" | "unknown";
+                                        providerAcceptingOrders: boolean | null;
+                                        entryBlockedByLifecycle: boolean;
+                                        isResult: boolean;
+                                        result: ("won" | "lost" | "voided") | null;
+                                        /** @enum {string} */
+                                        basis: "provider" | "stored_winner" | "unknown";
+                                        closedAt: string | null;
+                                        resolvedAt: string | null;
+                                        observedAt: string | null;
+                                    };
+                                };
                                 representativeOutcomeBasis?: ("threshold_ladder_line" | "informative_leader") | null;
                                 decisionSupport: {
                                     qualityScore: number;

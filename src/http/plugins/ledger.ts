@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LedgerIdBlocks } from '../../ledger/id-blocks.js';
 import { sanitize } from '../../ledger/summaries.js';
+import { reserveLedgerIdBlock } from '../../storage/ledger-repo.js';
 import { uuidv7 } from '../../util/ids.js';
 import type { AppContext, TraceFields } from '../context.js';
 import { invalidRequest } from '../errors.js';
@@ -49,6 +51,10 @@ function traceFromBody(body: unknown): Partial<TraceFields> | null {
  * The row id is assigned here, before persistence; the row is written later in a batch.
  */
 export function installLedger(app: FastifyInstance, ctx: AppContext): void {
+  const ids = new LedgerIdBlocks(() => reserveLedgerIdBlock(ctx.database.db));
+  app.addHook('onReady', async () => {
+    await ids.refill();
+  });
   app.addHook('onRequest', async (request) => {
     if (!request.routeOptions.config.scope) return;
     request.startedAtMs = ctx.clock.now();
@@ -87,6 +93,7 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     const bodyReasons = (parsed as { blockReasons?: unknown } | null)?.blockReasons;
     const trace = request.trace;
     const id = uuidv7(startedAtMs);
+    const seq = ids.take();
     const ledgerStatus = note.ledgerStatus ?? (status >= 500 ? 'error' : status >= 400 ? 'rejected' : 'success');
     const traced = Boolean(trace && (trace.runId || trace.decisionId));
     const responseSummary =
@@ -95,6 +102,7 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
         : sanitize(parsed);
     ctx.ledger.enqueue({
       id,
+      ...(seq !== null ? { seq } : {}),
       keyId: key.keyId,
       method: request.method,
       endpoint: request.routeOptions.url ?? request.url.split('?')[0]!,
@@ -125,7 +133,7 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
       completedAt: new Date(completedAtMs),
     });
     if (ctx.ledger.recording) {
-      reply.header('X-Service-Ledger-Event-Id', id);
+      if (seq !== null) reply.header('X-Service-Ledger-Event-Id', String(seq));
       reply.header('X-Service-Ledger-Status', ledgerStatus);
     }
     done(null, payload);

@@ -66,6 +66,7 @@ export const PortfolioResponse = Type.Object({
 
 export const OpenOrdersResponse = Type.Object({
   walletId: Int(),
+  coinId: Nullable(Str({ description: 'the coin filter applied; null when listing all coins' })),
   count: Int(),
   rows: Type.Array(
     Type.Object({

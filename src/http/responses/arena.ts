@@ -137,7 +137,7 @@ export const DecisionRecord = Type.Object({
   realizedPaperTrade: Nullable(
     Type.Object({
       schema: Str(),
-      positionId: Str({ description: 'PM position id' }),
+      positionId: Int({ description: 'PM position id' }),
       stakeMusd: Num(),
       realizedPnlMusd: Num(),
       returnOnStakePct: NullNum,
@@ -162,7 +162,7 @@ const OpportunityJudgement = {
   venue: NullStr,
   eventTitle: NullStr,
   eventSlug: NullStr,
-  eventId: NullStr,
+  eventId: Nullable(Type.Union([Int(), Str()], { description: "the market's integer id; records written before the integer cut-over keep their hashed '<venue>/<slug>' string" })),
   side: NullStr,
   chosenOutcome: NullStr,
   agentForecastProbability: NullNum,
@@ -228,7 +228,7 @@ export const DecisionArtifact = Type.Object({
   outcomesCount: Nullable(Int()),
   stakeMusd: NullNum,
   sharesMusd: NullNum,
-  positionId: NullStr,
+  positionId: Nullable(Int()),
   pnlMusd: NullNum,
   brier: NullNum,
   agentBrier: NullNum,

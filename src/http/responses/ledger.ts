@@ -4,7 +4,8 @@ import { DateTime, Nullable, OpenObject, StringEnum } from '../schemas.js';
 import { Bool, Int, Num, Str } from './common.js';
 
 export const LedgerRowView = Type.Object({
-  id: Str({ format: 'uuid' }),
+  id: Int({ description: 'integer row id; the X-Service-Ledger-Event-Id header of the call' }),
+  uuid: Str({ format: 'uuid', description: 'the row id before integer ids (kept beside it)' }),
   method: Str(),
   endpoint: Str(),
   venue: Nullable(Str()),
@@ -143,7 +144,7 @@ export const LedgerExportResponse = Type.Object({
       sizeDeltaCoin: Num(),
       markPrice: NullNum,
       fillPrice: NullNum,
-      realizedPnlMusd: NullNum,
+      realizedPnlMusd: Num({ description: '0 on events that realize nothing (open, add, sl_tp_set)' }),
       marginDeltaMusd: Num(),
       feeMusd: Num(),
       slippageMusd: Num(),

@@ -1,6 +1,6 @@
 /** Response schemas of the keyless prediction-market research reads (contract 2.12, supplement 2.15–2.22). */
 import { Type } from 'typebox';
-import { DateTime, Nullable, StringEnum } from '../schemas.js';
+import { DateTime, Nullable, OpenObject, StringEnum } from '../schemas.js';
 import { Bool, DecisionSupport, Freshness, Int, Num, Str } from './common.js';
 
 const NullNum = Nullable(Num());
@@ -35,7 +35,16 @@ const Outcome = Type.Object({
   probability: Num({ description: 'raw venue-implied chance, 0..100 points' }),
   normalizedProbability: NullNum,
   hasObservedPrice: Bool(),
-  priceBasis: Str(),
+  priceBasis: Type.Optional(StringEnum(['unquoted', 'book_mid', 'last_trade'] as const, { description: 'polymarket/kalshi open outcomes only' })),
+  sourceObservation: Nullable(
+    Type.Object({
+      version: Int(),
+      basis: StringEnum(['provider_quote', 'last_price_untimed'] as const),
+      provider: Str(),
+      observedAt: NullTime,
+      tradeDate: NullStr,
+    }),
+  ),
   priceChange24h: NullNum,
   lifecycle: Type.Optional(Lifecycle),
 });
@@ -77,7 +86,7 @@ export const PmEvent = Type.Object({
   bestAsk: NullNum,
   spread: NullNum,
   probabilityBook: Nullable(Type.Object({ basis: StringEnum(['normalized_complete_book', 'raw_quotes'] as const), rawSum: Num(), overroundPoints: Num() })),
-  representativeOutcome: Nullable(Type.Object({ externalMarketId: Str(), name: Str(), probability: Num() })),
+  representativeOutcome: Type.Optional(Type.Object(Outcome.properties, { description: 'open events only (absent otherwise): the outcome row a headline quotes, with its lifecycle' })),
   representativeOutcomeBasis: Type.Optional(Nullable(StringEnum(['threshold_ladder_line', 'informative_leader'] as const))),
   decisionSupport: Nullable(DecisionSupport),
   relatedCoins: Type.Array(Str()),
@@ -93,7 +102,7 @@ const Pagination = Type.Object({ limit: Int(), offset: Int(), hasMore: Bool() })
 
 export const EventsResponse = Type.Object({
   data: Type.Array(PmEvent),
-  pagination: Pagination,
+  pagination: Type.Object({ ...Pagination.properties, total: Int() }),
   meta: Type.Object({
     sources: Type.Array(Type.Object({ ...SourceRef.properties, lastIngestAt: NullTime, mode: NullStr })),
     sort: Str(),
@@ -126,7 +135,21 @@ const WhaleTrade = Type.Object({
   attribution: Str(),
 });
 
-export const WhalesResponse = Type.Object({ trades: Type.Array(WhaleTrade) });
+export const WhalesResponse = Type.Object({
+  trades: Type.Array(WhaleTrade),
+  coverage: Type.Array(
+    Type.Object({
+      source: Str(),
+      name: Str(),
+      availability: StringEnum(['live', 'delayed', 'unavailable'] as const),
+      evidenceType: NullStr,
+      tradeCount: Int(),
+      lastObservedAt: NullTime,
+    }),
+    { description: 'one item per money venue, read from the whole served tape' },
+  ),
+  stats24h: Type.Object({ tradeCount: Int(), totalUsd: Num(), largestUsd: NullNum, venueCount: Int(), basis: Type.Literal('served_tape') }),
+});
 
 const ResolutionOutcome = Type.Object({ externalMarketId: Str(), name: Str(), probability: Num(), basis: Str({ description: 'source or final_probability' }) });
 
@@ -211,7 +234,7 @@ export const PriceHistoryResponse = Type.Object({
   attribution: Str(),
 });
 
-const Bin = Type.Object({ bucket: Str(), predictedMean: NullNum, realizedRate: NullNum, pairs: Int() });
+const Bin = Type.Object({ bucket: Str(), predictedMean: Num(), realizedRate: Num(), pairs: Int() }, { description: 'bins with no pairs are left out' });
 const SeriesStats = {
   sampleSize: Int(),
   calibrationError: NullNum,
@@ -252,6 +275,11 @@ export const ResolvedResponse = Type.Object({
   ),
   pagination: Pagination,
   totalResolved: Int(),
+  meta: Type.Object({
+    totalResolved: Nullable(Int({ description: 'null under a minVolume floor (the archive count is not volume-filtered)' })),
+    minVolume: NullNum,
+    period: Nullable(Type.Object({ year: Int(), month: Nullable(Int()) })),
+  }),
   fiat: Str(),
 });
 
@@ -263,18 +291,35 @@ export const ResolvedSummaryResponse = Type.Object({
   byYear: Type.Array(Type.Object({ year: Int(), events: Int() })),
 });
 
-export const ConsensusMethodologyResponse = Type.Object({
-  schema: Str(),
-  version: Str(),
+const MethodologyContent = {
   summary: Str(),
   steps: Type.Array(Str()),
   minVenues: Int(),
   weightCapMultipleOfMedian: Num(),
   scale: Str(),
   changelog: Type.Array(Type.Object({ version: Str(), date: Str({ format: 'date' }), change: Str() })),
+};
+
+export const ConsensusMethodologyResponse = Type.Object({
+  schema: Str(),
+  version: Str(),
+  ...MethodologyContent,
+  methodology: Type.Object(MethodologyContent, { description: 'reference shape: the method (same keys as at top level)' }),
+  licence: Str(),
 });
 
-export const CanonicalEvent = Type.Object({
+const CanonicalIdentity = {
+  uuid: Str({ format: 'uuid', description: 'name-based uuid of the cluster key (stable)' }),
+  slug: Str({ description: 'slugified anchor title + first 8 uuid characters' }),
+  title: Str(),
+  revision: Int(),
+  memberCount: Int(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+};
+
+const CanonicalView = {
+  ...CanonicalIdentity,
   canonicalEventId: Str(),
   title: Str(),
   kind: Str({ description: 'binary or multi' }),
@@ -288,6 +333,10 @@ export const CanonicalEvent = Type.Object({
       slug: Str(),
       title: Str(),
       status: Str(),
+      eventSlug: Str(),
+      eventTitle: Str(),
+      eventStatus: Str(),
+      eventId: Int(),
       orientation: NullStr,
       confidence: NullNum,
       basis: NullStr,
@@ -297,9 +346,46 @@ export const CanonicalEvent = Type.Object({
     }),
   ),
   orientationRule: Str(),
+};
+
+const CanonicalItem = Type.Object(CanonicalView);
+
+export const CanonicalEvent = Type.Object({
+  ...CanonicalView,
+  canonical: Type.Object({ ...CanonicalIdentity, status: Type.Literal('active') }),
+  mergedInto: Type.Null({ description: 'always null: clusters are never merged here' }),
+  consensus: Nullable(
+    Type.Object({
+      kind: StringEnum(['binary', 'leader'] as const),
+      outcomeName: NullStr,
+      probability: Num(),
+      venueCount: Int(),
+      spreadPoints: Num(),
+      computedAt: DateTime,
+      methodologyVersion: Str(),
+      listings: Type.Array(Type.Object({ source: Str(), eventSlug: Str() })),
+    }),
+  ),
+  consensusHistory: Type.Array(Type.Object({}), { maxItems: 0, description: 'no daily consensus tape is stored (always empty)' }),
+  lineage: Type.Array(
+    Type.Object({
+      revision: Int(),
+      action: StringEnum(['created', 'member_added'] as const),
+      eventId: Int(),
+      source: Str(),
+      eventSlug: Str(),
+      detail: OpenObject('what the matcher recorded (free-form)'),
+      judgedBy: Type.Literal('matcher'),
+      at: DateTime,
+    }),
+  ),
 });
 
-export const CanonicalListResponse = Type.Object({ data: Type.Array(CanonicalEvent), nextCursor: NullStr });
+export const CanonicalListResponse = Type.Object({
+  data: Type.Array(CanonicalItem),
+  pagination: Type.Object({ limit: Int(), nextCursor: Nullable(Int({ description: 'row offset; accepted as cursor' })) }),
+  nextCursor: NullStr,
+});
 
 export const TermsResponse = Type.Object({
   version: Str(),

@@ -49,7 +49,8 @@ export async function futuresExport(db: Queryable, keyId: number, limit: number)
       sizeDeltaCoin: toWire(e.sizeDeltaCoin),
       markPrice: num(e.markPrice),
       fillPrice: num(e.fillPrice),
-      realizedPnlMusd: money(e.realizedPnl),
+      // Reference: a plain number — 0 on events that realize nothing (open, add, sl_tp_set).
+      realizedPnlMusd: money(e.realizedPnl) ?? 0,
       marginDeltaMusd: toWire(e.marginDelta),
       feeMusd: toWire(e.fee),
       slippageMusd: toWire(e.slippage),

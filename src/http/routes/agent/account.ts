@@ -188,6 +188,8 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         });
         return {
           walletId: wallet.id,
+          // Seed 2.11 / reference B11: the coin filter applied, null when listing all coins.
+          coinId: coinId ?? null,
           count: rows.length,
           rows: rows.map(orderView),
           updatedSince: updatedSince ?? null,

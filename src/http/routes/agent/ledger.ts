@@ -35,7 +35,9 @@ function toFilters(q: FilterQuery): LedgerFilters {
 
 export function toLedgerView(row: LedgerRow) {
   return {
-    id: row.id,
+    // Reference B8: an integer id (= X-Service-Ledger-Event-Id); the row's uuid stays beside it.
+    id: row.seq,
+    uuid: row.id,
     method: row.method,
     endpoint: row.endpoint,
     venue: row.venue,

@@ -1,6 +1,7 @@
 /** Canonical cross-venue events (supplement §4 candidate extension): clusters, members, orientation, consensus. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { anchorOf, canonicalConsensus, canonicalIdentity, canonicalLineage, canonicalSlug, canonicalUuid } from '../../../pm/canonical.js';
 import { keyOf, pmReadModel, type PmSnapshot } from '../../../pm/read-model.js';
 import type { OutcomeQuote } from '../../../pm/types.js';
 import { venueById } from '../../../pm/venues.js';
@@ -11,8 +12,10 @@ import { TAG, ok, sendCached, sourcesHeader } from './common.js';
 import { CanonicalEvent, CanonicalListResponse } from '../../responses/pm-data.js';
 
 function clusterView(snap: PmSnapshot, key: string, members: PmMarketRow[]): Record<string, unknown> {
-  const anchor = members.find((m) => m.matchBasis === 'anchor') ?? members[0]!;
+  const anchor = anchorOf(members);
   return {
+    // Reference identity keys (B1) beside ours.
+    ...canonicalIdentity(key, members),
     canonicalEventId: key,
     title: anchor.title,
     kind: anchor.kind,
@@ -26,6 +29,11 @@ function clusterView(snap: PmSnapshot, key: string, members: PmMarketRow[]): Rec
         slug: m.slug,
         title: m.title,
         status: m.status,
+        // Reference member names (B2) beside ours.
+        eventSlug: m.slug,
+        eventTitle: m.title,
+        eventStatus: m.status,
+        eventId: m.eventId,
         orientation: m.orientation,
         confidence: m.matchConfidence,
         basis: m.matchBasis,
@@ -38,6 +46,20 @@ function clusterView(snap: PmSnapshot, key: string, members: PmMarketRow[]): Rec
   };
 }
 
+/** Finds a cluster by our key (`pmc_…`), the reference uuid or the reference slug. */
+function findCluster(snap: PmSnapshot, raw: string): [string, PmMarketRow[]] | null {
+  const direct = snap.clusters.get(raw);
+  if (direct) return [raw, direct];
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(raw) ? raw : null;
+  const prefix = uuid ? null : /-([0-9a-f]{8})$/.exec(raw)?.[1];
+  if (!uuid && !prefix) return null;
+  for (const [key, members] of snap.clusters) {
+    const id = canonicalUuid(key);
+    if (uuid ? id === uuid : id.startsWith(prefix!) && canonicalSlug(anchorOf(members).title, id) === raw) return [key, members];
+  }
+  return null;
+}
+
 export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -48,16 +70,18 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: [TAG],
           summary: 'Canonical cross-venue events (cursor-paged): members, orientation, consensus',
           querystring: Type.Object({
-            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-            cursor: Type.Optional(Type.String({ maxLength: 40 })),
+            limit: Type.Integer({ minimum: 1, maximum: 200, default: 20 }),
+            cursor: Type.Optional(Type.String({ maxLength: 40, description: 'previous nextCursor (opaque) or pagination.nextCursor (integer)' })),
           }),
           response: ok(CanonicalListResponse),
         },
       },
       async (request, reply) => {
         let offset = 0;
-        if (request.query.cursor !== undefined) {
-          const decoded = Buffer.from(request.query.cursor, 'base64url').toString('utf8');
+        const cursor = request.query.cursor;
+        if (cursor !== undefined) {
+          // The reference's integer cursor (pagination.nextCursor) is a row offset; ours is an opaque string.
+          const decoded = /^[1-9]\d{0,6}$/.test(cursor) ? `o:${cursor}` : Buffer.from(cursor, 'base64url').toString('utf8');
           if (!/^o:\d{1,7}$/.test(decoded)) throw invalidRequest('query.cursor', 'cursor is not one this API returned');
           offset = Number(decoded.slice(2));
         }
@@ -67,8 +91,13 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             Number(b.some((m) => m.status === 'open')) - Number(a.some((m) => m.status === 'open')) || new Set(b.map((m) => m.source)).size - new Set(a.map((m) => m.source)).size || ka.localeCompare(kb),
         );
         const page = clusters.slice(offset, offset + request.query.limit);
-        const next = offset + page.length < clusters.length ? Buffer.from(`o:${offset + page.length}`).toString('base64url') : null;
-        const body = JSON.stringify({ data: page.map(([k, m]) => clusterView(snap, k, m)), nextCursor: next });
+        const more = offset + page.length < clusters.length;
+        const next = more ? Buffer.from(`o:${offset + page.length}`).toString('base64url') : null;
+        const body = JSON.stringify({
+          data: page.map(([k, m]) => clusterView(snap, k, m)),
+          pagination: { limit: request.query.limit, nextCursor: more ? offset + page.length : null },
+          nextCursor: next,
+        });
         return sendCached(reply, body, sourcesHeader(page.flatMap(([, m]) => m.map((x) => x.source))), 5);
       },
     );
@@ -77,13 +106,29 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/prediction-markets/canonical/:key',
       {
         config: { publicRate: true },
-        schema: { tags: [TAG], summary: 'One canonical cross-venue event', params: Type.Object({ key: Type.String({ maxLength: 40 }) }), response: ok(CanonicalEvent) },
+        schema: {
+          tags: [TAG],
+          summary: 'One canonical cross-venue event (key: pmc_… id, reference uuid or slug)',
+          params: Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }),
+          response: ok(CanonicalEvent),
+        },
       },
       async (request, reply) => {
         const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();
-        const members = snap.clusters.get(request.params.key);
-        if (!members) throw notFound('event_not_found', `no canonical event ${request.params.key}`);
-        return sendCached(reply, JSON.stringify(clusterView(snap, request.params.key, members)), sourcesHeader(members.map((m) => m.source)), 5);
+        const found = findCluster(snap, request.params.key);
+        if (!found) throw notFound('event_not_found', `no canonical event ${request.params.key}`);
+        const [key, members] = found;
+        const view = clusterView(snap, key, members);
+        const body = {
+          ...view,
+          // Reference B2 keys beside ours: no merges exist here, so mergedInto is always null.
+          canonical: canonicalIdentity(key, members),
+          mergedInto: null,
+          consensus: canonicalConsensus(members, snap.refs.get(keyOf(anchorOf(members))) ?? null),
+          consensusHistory: [],
+          lineage: canonicalLineage(members),
+        };
+        return sendCached(reply, JSON.stringify(body), sourcesHeader(members.map((m) => m.source)), 5);
       },
     );
   };

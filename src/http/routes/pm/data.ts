@@ -9,7 +9,7 @@ import { crossPlatformOf, crossSourceMatches, keyOf, pmReadModel, type PmSnapsho
 import { leaderIndex } from '../../../pm/spark.js';
 import type { OutcomeQuote } from '../../../pm/types.js';
 import { eventIn } from '../../../pm/research/events.js';
-import { eventObject, iso, resolutionOutcomeOf, whaleItem } from '../../../pm/views.js';
+import { eventObject, iso, resolutionOutcomeOf, whaleItem, whaleTapeSummary, type Money } from '../../../pm/views.js';
 import { VENUES, isMoneyVenue, sourceRef, venueById } from '../../../pm/venues.js';
 import { capturePoints, dailyVolumes, lastCapturesBeforeClose, recentWhales, type PmMarketRow } from '../../../storage/pm-repo.js';
 import type { AppContext } from '../../context.js';
@@ -101,24 +101,38 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api/prediction-markets/overview',
-      { config, schema: { tags: [TAG], summary: 'Market totals, highlights, categories and venues', querystring: Type.Object({ fiat: FiatQuery }), response: ok(OverviewResponse) } },
+      {
+        config,
+        schema: {
+          tags: [TAG],
+          summary: 'Market totals, highlights, categories and venues',
+          querystring: Type.Object({
+            fiat: FiatQuery,
+            status: Type.Optional(StringEnum(['open'] as const, { description: 'highlights are open events (the only value; default open)' })),
+            source: Type.Optional(Type.String({ description: 'venue id: totals, highlights and categories of that venue only' })),
+          }),
+          response: ok(OverviewResponse),
+        },
+      },
       async (request, reply) => {
         const { code, fx } = fiatOf(request.query.fiat);
-        return cached(reply, `overview:${code}`, LIST_TTL_MS, async () => {
+        const source = venueQuery(request.query.source, 'query.source');
+        return cached(reply, `overview:${code}:${source ?? ''}`, LIST_TTL_MS, async () => {
           const snap = await model().snapshot();
           const now = ctx.clock.now();
-          const open = snap.rows.filter((r) => r.status === 'open');
-          const money = snap.rows.filter((r) => isMoneyVenue(r.source));
+          const all = source ? snap.rows.filter((r) => r.source === source) : snap.rows;
+          const open = all.filter((r) => r.status === 'open');
+          const money = all.filter((r) => isMoneyVenue(r.source));
           const sum = (rows: PmMarketRow[], f: (r: PmMarketRow) => number) => Math.round(rows.reduce((a, r) => a + f(r), 0) * fx.rate * 100) / 100;
           const withChange = open.filter((r) => r.priceChange24h !== null);
           const ev = (r: PmMarketRow) => eventIn(snap, r, now, fx);
-          const categories = [...new Set(snap.rows.map((r) => r.category))].sort();
+          const categories = [...new Set(all.map((r) => r.category))].sort();
           return {
             body: {
               stats: {
-                totalMarkets: snap.rows.length,
+                totalMarkets: all.length,
                 totalOpenMarkets: open.length,
-                totalClosedMarkets: snap.rows.length - open.length,
+                totalClosedMarkets: all.length - open.length,
                 totalVolume: sum(money, (r) => r.volume),
                 volume24h: sum(money.filter((r) => r.status === 'open'), (r) => r.volume24h),
                 totalLiquidity: sum(money.filter((r) => r.status === 'open'), (r) => r.liquidity),
@@ -128,9 +142,9 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
                 losers: [...withChange].sort((a, b) => a.priceChange24h! - b.priceChange24h! || keyOf(a).localeCompare(keyOf(b))).filter((r) => r.priceChange24h! < 0).slice(0, 5).map(ev),
                 expiring: open.filter((r) => r.endAt && r.endAt.getTime() > now).sort((a, b) => a.endAt!.getTime() - b.endAt!.getTime()).slice(0, 5).map(ev),
               },
-              categories: categories.map((c) => ({ slug: c, name: c[0]!.toUpperCase() + c.slice(1), count: snap.rows.filter((r) => r.category === c && r.status === 'open').length })),
-              bySource: VENUES.map((v) => {
-                const rows = snap.rows.filter((r) => r.source === v.id);
+              categories: categories.map((c) => ({ slug: c, name: c[0]!.toUpperCase() + c.slice(1), count: open.filter((r) => r.category === c).length })),
+              bySource: VENUES.filter((v) => !source || v.id === source).map((v) => {
+                const rows = all.filter((r) => r.source === v.id);
                 const o = rows.filter((r) => r.status === 'open');
                 return {
                   source: { id: v.id, name: v.name },
@@ -143,14 +157,14 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
                 };
               }),
               byCategory: categories.map((c) => {
-                const rows = snap.rows.filter((r) => r.category === c);
+                const rows = all.filter((r) => r.category === c);
                 const o = rows.filter((r) => r.status === 'open');
                 return { category: c, totalMarkets: rows.length, openMarkets: o.length, volume24h: sum(o.filter((r) => isMoneyVenue(r.source)), (r) => r.volume24h) };
               }),
-              updatedAt: new Date(Math.max(0, ...snap.rows.map((r) => r.lastCaptureAt?.getTime() ?? 0))).toISOString(),
+              updatedAt: new Date(Math.max(0, ...all.map((r) => r.lastCaptureAt?.getTime() ?? 0))).toISOString(),
               fiat: code,
             },
-            sources: VENUES.map((v) => v.id),
+            sources: source ? [source] : VENUES.map((v) => v.id),
           };
         });
       },
@@ -171,6 +185,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
             offset: Type.Integer({ minimum: 0, default: 0 }),
             fiat: FiatQuery,
+            lead: Type.Optional(StringEnum(['representative'] as const, { description: 'reference parameter; open rows always carry representativeOutcome here' })),
           }),
           response: ok(EventsResponse),
         },
@@ -199,7 +214,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           return {
             body: {
               data: page.map((r) => eventIn(snap, r, now, fx)),
-              pagination: { limit: query.limit, offset: query.offset, hasMore: query.offset + page.length < sorted.length },
+              pagination: { limit: query.limit, offset: query.offset, hasMore: query.offset + page.length < sorted.length, total: sorted.length },
               meta: {
                 sources: VENUES.map((v) => {
                   const h = snap.health.get(v.id);
@@ -252,8 +267,8 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const coins = coinsById();
           const event: Record<string, unknown> = {
             ...eventObject(row, now, fx, snap.refs.get(keyOf(row)) ?? null, crossPlatformOf(row, members), true),
-            representativeOutcomeBasis: row.status === 'open' ? 'informative_leader' : null,
           };
+          if (row.status === 'open') event.representativeOutcomeBasis = 'informative_leader';
           return {
             body: {
               event,
@@ -279,13 +294,27 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/api/prediction-markets/whales',
-      { config, schema: { tags: [TAG], summary: 'The 50 most recent verified large trades (money venues only)', response: ok(WhalesResponse) } },
-      async (_request, reply) =>
-        cached(reply, 'whales', LIST_TTL_MS, async () => {
+      {
+        config,
+        schema: {
+          tags: [TAG],
+          summary: 'The 50 most recent verified large trades (money venues only)',
+          querystring: Type.Object({ limit: Type.Optional(Type.String({ description: '1..50; above 50 clamps to 50; missing or malformed → the full tape (never 400)' })) }),
+          response: ok(WhalesResponse),
+        },
+      },
+      async (request, reply) => {
+        const raw = request.query.limit;
+        const n = raw !== undefined && /^\d{1,9}$/.test(raw) && Number(raw) >= 1 ? Math.min(50, Number(raw)) : 50;
+        return cached(reply, `whales:${n}`, LIST_TTL_MS, async () => {
           const now = ctx.clock.now();
           const rows = (await recentWhales(ctx.database.db, 50)).filter((w) => isMoneyVenue(w.source));
-          return { body: { trades: rows.map((w) => whaleItem(w, now)) }, sources: rows.map((w) => w.source) };
-        }),
+          const tape = rows.map((w) => whaleItem(w, now));
+          // `limit` only narrows the one tape; coverage and stats describe the whole tape.
+          const summary = whaleTapeSummary(tape, VENUES.filter((v) => isMoneyVenue(v.id)), now);
+          return { body: { trades: tape.slice(0, n), ...summary }, sources: rows.slice(0, n).map((w) => w.source) };
+        });
+      },
     );
 
     app.get(
@@ -407,6 +436,9 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 24 }),
             offset: Type.Integer({ minimum: 0, default: 0 }),
             fiat: FiatQuery,
+            minVolume: Type.Optional(Type.Number({ minimum: 0, description: 'lifetime-volume floor in `fiat`; 0 = none' })),
+            year: Type.Optional(Type.Integer({ minimum: 2010, description: 'resolution year (UTC), 2010..next year' })),
+            month: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, description: 'resolution month 1..12; needs year' })),
           }),
           response: ok(ResolvedResponse),
         },
@@ -414,13 +446,20 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const source = venueQuery(request.query.source, 'query.source');
         const { code, fx } = fiatOf(request.query.fiat);
-        const { limit, offset } = request.query;
-        return cached(reply, `resolved:${source ?? ''}:${limit}:${offset}:${code}`, LIST_TTL_MS, async () => {
+        const { limit, offset, year, month } = request.query;
+        const minVolume = request.query.minVolume && request.query.minVolume > 0 ? request.query.minVolume : null;
+        const maxYear = new Date(ctx.clock.now()).getUTCFullYear() + 1;
+        if (year !== undefined && year > maxYear) throw invalidRequest('query.year', `year must be 2010..${maxYear}`);
+        if (month !== undefined && year === undefined) throw invalidRequest('query.month', 'month needs year');
+        const key = `resolved:${source ?? ''}:${limit}:${offset}:${code}:${minVolume ?? ''}:${year ?? ''}:${month ?? ''}`;
+        return cached(reply, key, LIST_TTL_MS, async () => {
           const snap = await model().snapshot();
           const now = ctx.clock.now();
-          const rows = snap.rows
-            .filter((r) => r.resolutionState === 'resolved' && r.winnerExternalId && (!source || r.source === source))
+          const inSlice = (d: Date) => year === undefined || (d.getUTCFullYear() === year && (month === undefined || d.getUTCMonth() + 1 === month));
+          const archive = snap.rows
+            .filter((r) => r.resolutionState === 'resolved' && r.winnerExternalId && (!source || r.source === source) && inSlice(r.resolvedAt!))
             .sort((a, b) => b.resolvedAt!.getTime() - a.resolvedAt!.getTime() || keyOf(a).localeCompare(keyOf(b)));
+          const rows = minVolume === null ? archive : archive.filter((r) => r.volume * fx.rate >= minVolume);
           const page = rows.slice(offset, offset + limit);
           return {
             body: {
@@ -429,7 +468,9 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
                 return { event: eventIn(snap, r, now, fx), resolvedAt: res.resolvedAt, resolvedAtVerified: r.resolvedAtVerified, closedAt: res.closedAt, resolutionOutcome: res.resolutionOutcome };
               }),
               pagination: { limit, offset, hasMore: offset + page.length < rows.length },
-              totalResolved: rows.length,
+              totalResolved: archive.length,
+              // Reference `meta`: the archive count is not volume-filtered, so it is null under a floor.
+              meta: { totalResolved: minVolume === null ? archive.length : null, minVolume, period: year === undefined ? null : { year, month: month ?? null } },
               fiat: code,
             },
             sources: page.map((r) => r.source),
