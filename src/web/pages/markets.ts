@@ -20,7 +20,7 @@ const href = (q: MarketQuery, page: number) =>
     .filter(Boolean)
     .join('&')}`;
 
-const leaderOf = (event: Record<string, unknown>) => event.representativeOutcome as { name: string; probability: number } | null;
+const leaderOf = (event: Record<string, unknown>) => event.representativeOutcome as { name: string; probability: number } | undefined;
 
 export function marketsBody(list: ListPage, q: MarketQuery): Html {
   return html`<h1>Prediction markets</h1>
