@@ -86,6 +86,8 @@ function parseJson(text: string, contentType: unknown): unknown {
 const header = (value: string | string[] | number | undefined): string | null =>
   value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : String(value);
 
+const ledgerIdOf = (value: string | null): number | null => (value !== null && /^\d{1,15}$/.test(value) ? Number(value) : null);
+
 /** Calls the tool's REST route in-process (no network) and turns its answer into a tool result. */
 export async function callTool(
   app: FastifyInstance,
@@ -103,7 +105,8 @@ export async function callTool(
   const status = res.statusCode;
   const http = {
     status,
-    ledgerEventId: header(res.headers['x-service-ledger-event-id']),
+    // The ledger row's integer id (GET /api/agent/ledger `id`), null when the call was not recorded.
+    ledgerEventId: ledgerIdOf(header(res.headers['x-service-ledger-event-id'])),
     ledgerStatus: header(res.headers['x-service-ledger-status']),
     rateLimitRemaining: header(res.headers['ratelimit-remaining']),
   };

@@ -63,7 +63,11 @@ export async function upsertPmMarkets(db: Queryable, rows: NewPmMarketRow[]): Pr
     'lead_probabilities = coalesce(pm_markets.lead_probabilities, excluded.lead_probabilities)',
     'last_capture_at = greatest(pm_markets.last_capture_at, excluded.last_capture_at)',
   ];
-  const full = rows.map((r) => ({ canonicalKey: null, orientation: null, matchConfidence: null, matchBasis: null, ...r }));
+  // The database assigns a market's integer id and first-seen time; a row copied from a read never carries them over.
+  const full = rows.map((r) => {
+    const { eventId: _id, firstSeenAt: _seen, ...fields } = r as NewPmMarketRow & { eventId?: unknown; firstSeenAt?: unknown };
+    return { canonicalKey: null, orientation: null, matchConfidence: null, matchBasis: null, ...fields };
+  });
   await bulkInsert(db, 'pm_markets', full as Record<string, unknown>[], `on conflict (source, slug) do update set ${set.join(', ')}`);
 }
 

@@ -54,7 +54,7 @@ async function connect(key?: string): Promise<Client> {
 }
 const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
   client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-const httpMeta = (result: CallToolResult) => result._meta?.['paper-arena/http'] as { status: number; ledgerEventId: string | null };
+const httpMeta = (result: CallToolResult) => result._meta?.['paper-arena/http'] as { status: number; ledgerEventId: number | null };
 async function ledgerRows(key: string, query: string) {
   await t.ctx.ledger.flush();
   const res = await t.app.inject({ url: `/api/agent/ledger?${query}`, headers: bearer(key) });
