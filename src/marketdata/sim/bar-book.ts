@@ -165,7 +165,7 @@ export class BarBook {
 
   /** Every held bar as rows (a cold start's first checkpoint): one pass over each coin's bars. */
   allRows(): PackedBarRow[] {
-    this.takeDirty();
+    for (const times of this.dirty.values()) times.clear(); // every row is returned: nothing stays dirty
     const rows: PackedBarRow[] = [];
     for (const range of CANDLE_RANGE_NAMES) {
       const r = this.rings.get(range)!;
