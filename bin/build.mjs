@@ -1,9 +1,12 @@
 /**
- * Compiles the TypeScript service into one JavaScript file, dist/main.js (dependencies stay in
- * node_modules), so a start loads plain JavaScript instead of transpiling ~280 files at run time
- * (tsx: ~3 s of CPU before the first line of the program). `npm ci` builds it (prepare); the
- * launcher (bin/paper-arena.mjs, what `npm start` and `npx paper-arena` run) rebuilds it when a
- * source file changed since. `node bin/build.mjs` builds it by hand.
+ * Compiles the TypeScript service into one JavaScript file, dist/main.js (most dependencies stay
+ * in node_modules), so a start loads plain JavaScript instead of transpiling ~280 files at run
+ * time (tsx: ~3 s of CPU before the first line of the program). The launcher
+ * (bin/paper-arena.mjs, what `npm start` and `npx paper-arena` run) rebuilds it when a source
+ * file changed since. `node bin/build.mjs` (`npm run build`; `npm ci` runs it as `prepare`) also
+ * makes dist/pglite-template, the ready database a first PGlite start copies
+ * (src/storage/pglite-template.ts). It never fails an install: a start without them compiles
+ * or creates what it needs.
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -43,12 +46,12 @@ export function isFresh() {
 /** Builds dist/main.js (written under a temporary name and renamed: concurrent builds never see half a file). */
 export async function build() {
   const { build: esbuild } = await import('esbuild');
-  const tmp = `${BUNDLE}.${process.pid}.tmp`;
   mkdirSync(dirname(BUNDLE), { recursive: true });
   const result = await esbuild({
     absWorkingDir: root,
-    entryPoints: ['src/main.ts'],
-    outfile: tmp,
+    entryPoints: { [`main.js.${process.pid}`]: 'src/main.ts', [`pglite-template.js.${process.pid}`]: 'src/storage/pglite-template.ts' },
+    outdir: dirname(BUNDLE),
+    outExtension: { '.js': '.tmp' },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -62,11 +65,22 @@ export async function build() {
   });
   const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/'));
   writeFileSync(`${INPUTS}.${process.pid}.tmp`, JSON.stringify(inputs));
-  // The map's name inside the bundle is the temporary one: point it at the final name.
-  writeFileSync(tmp, readFileSync(tmp, 'utf8').replace(/sourceMappingURL=[^\n]*$/, 'sourceMappingURL=main.js.map'));
-  renameSync(`${tmp}.map`, `${BUNDLE}.map`);
-  renameSync(`${INPUTS}.${process.pid}.tmp`, INPUTS);
-  renameSync(tmp, BUNDLE);
+  for (const name of ['pglite-template.js', 'main.js']) {
+    const file = join(dirname(BUNDLE), name);
+    // The map's name inside the bundle is the temporary one: point it at the final name.
+    writeFileSync(`${file}.${process.pid}.tmp`, readFileSync(`${file}.${process.pid}.tmp`, 'utf8').replace(/sourceMappingURL=[^\n]*$/, `sourceMappingURL=${name}.map`));
+    renameSync(`${file}.${process.pid}.tmp.map`, `${file}.map`);
+    if (name === 'main.js') renameSync(`${INPUTS}.${process.pid}.tmp`, INPUTS);
+    renameSync(`${file}.${process.pid}.tmp`, file);
+  }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await build();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    await build();
+    const { buildPgliteTemplate } = await import(new URL('../dist/pglite-template.js', import.meta.url).href);
+    if ((await buildPgliteTemplate()) === 'built') process.stdout.write('paper-arena: built dist/ (the program and the ready PGlite database)\n');
+  } catch (error) {
+    process.stderr.write(`paper-arena: build skipped (${error instanceof Error ? error.message : error}); a start compiles or creates what it needs\n`);
+  }
+}
