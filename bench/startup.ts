@@ -5,7 +5,9 @@
  * is spawned: when /healthz answers, when /readyz answers 200, whether real data is served at
  * that moment (open PM events, the overview, a native price history with points, coin movers —
  * checked independently of /readyz, so a /readyz that lies shows), every progress line the
- * server printed with the time it arrived (the timeline), and the server process's RSS once idle.
+ * server printed with the time it arrived (the timeline), the CPU seconds the start used until
+ * /readyz said ready (comparable across machine loads, unlike the wall clock), and the server
+ * process's RSS once idle.
  *
  * Settings: STARTUP_RUNS (2: repeat the cold+restart pair and keep the median), IDLE_SECONDS (15),
  * START_COMMAND (`npm start`). Writes bench/results/startup.json (startup-postgres.json).
@@ -26,6 +28,8 @@ const databaseUrl = process.env.DATABASE_URL ?? '';
 interface Started {
   healthzMs: number;
   readyzMs: number;
+  /** CPU seconds (user + system, every process of the start) until /readyz answered 200. */
+  cpuSecondsToReady: number;
   dataAtReadyz: boolean;
   dataMs: number;
   timeline: { ms: number; line: string }[];
@@ -79,6 +83,21 @@ function groupPids(pgid: number): number[] {
     }
   }
   return pids;
+}
+
+/** CPU seconds the group used so far: each live process's own plus its exited children's (a machine-load-independent cost). */
+function groupCpuSeconds(pgid: number): number {
+  let ticks = 0;
+  for (const pid of groupPids(pgid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]); // utime stime cutime cstime
+    } catch {
+      /* gone */
+    }
+  }
+  return Math.round(ticks) / 100; // USER_HZ
 }
 
 function rssMb(pid: number): number | null {
@@ -141,10 +160,11 @@ async function timeStart(dataDir: string): Promise<Started> {
     };
     const healthzMs = await wait('/healthz', async () => (await status(`${base}/healthz`)) === 200);
     const readyzMs = await wait('/readyz 200', async () => (await status(`${base}/readyz`)) === 200);
+    const cpuSecondsToReady = groupCpuSeconds(child.pid!);
     const dataAtReadyz = await servesData(base);
     const dataMs = dataAtReadyz ? readyzMs : await wait('data', () => servesData(base));
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-    return { healthzMs, readyzMs, dataAtReadyz, dataMs, timeline, ...memory(child.pid!) };
+    return { healthzMs, readyzMs, cpuSecondsToReady, dataAtReadyz, dataMs, timeline, ...memory(child.pid!) };
   } finally {
     kill('SIGTERM');
     const gone = new Promise((r) => child.once('exit', r));
@@ -166,7 +186,7 @@ for (let i = 0; i < RUNS; i++) {
     const cold = await timeStart(dataDir);
     const restart = await timeStart(dataDir);
     runs.push({ loadAverage, cold, restart });
-    const brief = (s: Started) => `/readyz ${s.readyzMs} ms (data ${s.dataAtReadyz ? 'there' : `at ${s.dataMs} ms`}), server RSS ${s.serverRssMb} MB`;
+    const brief = (s: Started) => `/readyz ${s.readyzMs} ms, ${s.cpuSecondsToReady} CPU s (data ${s.dataAtReadyz ? 'there' : `at ${s.dataMs} ms`}), server RSS ${s.serverRssMb} MB`;
     console.log(`run ${i + 1}/${RUNS} (load ${loadAverage.join(' ')}): first start ${brief(cold)}; restart ${brief(restart)}`);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
@@ -175,6 +195,7 @@ for (let i = 0; i < RUNS; i++) {
 
 const summary = (pick: (r: (typeof runs)[number]) => Started) => ({
   readyzMs: median(runs.map((r) => pick(r).readyzMs)),
+  cpuSecondsToReady: median(runs.map((r) => pick(r).cpuSecondsToReady)),
   dataMs: median(runs.map((r) => pick(r).dataMs)),
   healthzMs: median(runs.map((r) => pick(r).healthzMs)),
   dataAtReadyzEveryRun: runs.every((r) => pick(r).dataAtReadyz),
