@@ -44,7 +44,8 @@ async function measureRole(role: string): Promise<void> {
   if (db) env.DATABASE_URL = db.url;
   const child = startChild(`idle-${role}`, process.execPath, ['--import', 'tsx', 'src/main.ts', role], { cwd: repoRoot, env, logFile });
   try {
-    const readyMs = await waitReady(child, `http://127.0.0.1:${port}/readyz`, 120_000);
+    // An `api` process alone never turns ready (no worker ingests the prediction markets): it is measured once it answers.
+    const readyMs = await waitReady(child, `http://127.0.0.1:${port}/${role === 'api' ? 'healthz' : 'readyz'}`, 120_000);
     await new Promise((r) => setTimeout(r, settleSeconds * 1000));
     const before = cpuSeconds(child.pid);
     const startedAt = Date.now();

@@ -311,7 +311,8 @@ async function runEngine(engine: 'pglite' | 'postgres', ceilingReqPerSec: number
   const startedAt = Date.now();
   const child = startNode(`service-${engine}`, SERVICE_ARGS, env);
   try {
-    await waitReady(child, `${baseUrl}/readyz`, 60_000);
+    // An `api` process alone never turns ready (no worker ingests the prediction markets): it is measured once it answers.
+    await waitReady(child, `${baseUrl}/${role === 'api' ? 'healthz' : 'readyz'}`, 60_000);
     result.readyMs = Date.now() - startedAt;
     result.rssReadyMb = sampleMemory(child.pid)?.rssMb ?? null;
     log(`${engine}: service ready on :${port} after ${result.readyMs} ms (pid ${child.pid}, RSS ${result.rssReadyMb} MB)`);

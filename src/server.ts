@@ -24,7 +24,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   const pgliteDir = pgliteDirFor(config.dataDir);
   // The database opens while the simulated market back-fills (a first PGlite start creates its files in a child process).
   const opening = (async () => {
-    if (!config.databaseUrl && (await initPgliteDir(pgliteDir)) === 'created') progress('database: created the PGlite files');
+    const init = config.databaseUrl ? 'existing' : await initPgliteDir(pgliteDir);
+    if (init !== 'existing') progress(init === 'copied' ? 'database: copied the ready PGlite database' : 'database: created the PGlite files');
     const opened = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: config.databasePoolMax });
     progress(`database: open and migrated (${opened.kind})`);
     return opened;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { CASH_COIN_ID } from '../domain/money.js';
+import { projectPath } from '../util/project-files.js';
 
 /** One row of assets/coins.json: a real asset whose old snapshot seeds the simulated market. */
 export interface Coin {
@@ -17,7 +17,7 @@ export interface Coin {
 }
 
 
-export const DEFAULT_COINS_PATH = fileURLToPath(new URL('../../assets/coins.json', import.meta.url));
+export const DEFAULT_COINS_PATH = projectPath('assets', 'coins.json');
 
 /** Every problem found in the file, reported together so one edit fixes them all. */
 export class CoinsFileError extends Error {

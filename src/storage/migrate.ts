@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { projectPath } from '../util/project-files.js';
 import type { Db } from './db.js';
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATIONS_DIR = projectPath('src', 'storage', 'migrations');
 // Any constant works; it only has to be the same in every process of one deployment.
 const MIGRATION_LOCK_ID = 7_524_083;
 

@@ -1,5 +1,6 @@
 /**
- * A first start on PGlite creates its database cluster (initdb, several seconds of WebAssembly
+ * A first start on PGlite copies the build's ready database when it has one for these
+ * migrations (pglite-template.ts). Otherwise it creates its database cluster (initdb, several seconds of WebAssembly
  * and several hundred MB that WebAssembly memory never gives back). Done in a short-lived child
  * process, the main process meanwhile simulates the market's history and afterwards only opens
  * the finished directory (under a second, a third of the memory).
@@ -7,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { copyPgliteTemplate } from './pglite-template.js';
 
 const CHILD = `
 const [url, dir] = process.argv.slice(1);
@@ -17,8 +19,9 @@ await client.close();
 `;
 
 /** Resolves once `dir` holds an initialised cluster (at once when it already does). */
-export async function initPgliteDir(dir: string): Promise<'existing' | 'created'> {
+export async function initPgliteDir(dir: string): Promise<'existing' | 'copied' | 'created'> {
   if (dir === 'memory://' || existsSync(join(dir, 'PG_VERSION'))) return 'existing';
+  if (copyPgliteTemplate(dir)) return 'copied';
   mkdirSync(dir, { recursive: true });
   const url = import.meta.resolve('@electric-sql/pglite');
   await new Promise<void>((resolve, reject) => {

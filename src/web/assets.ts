@@ -7,10 +7,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { projectPath } from '../util/project-files.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
+const here = projectPath('src', 'web');
 const uplotDist = join(dirname(createRequire(import.meta.url).resolve('uplot')), '..', 'dist');
 
 const FILES = {

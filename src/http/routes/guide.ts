@@ -4,11 +4,11 @@
  * plain text at /docs/guide/<page>. Read per request: pages added to docs/ need no code.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { projectPath } from '../../util/project-files.js';
 import { ApiError } from '../errors.js';
 
-const DOCS_DIR = fileURLToPath(new URL('../../../docs/', import.meta.url));
+const DOCS_DIR = `${projectPath('docs')}/`;
 const PAGE = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);

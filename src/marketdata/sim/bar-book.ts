@@ -51,7 +51,15 @@ class RangeRings {
 
   write(s: number, bar: BarAccumulator): void {
     this.times[s] = bar.t;
-    this.values.set([bar.o, bar.h, bar.l, bar.c, bar.volumeSum, bar.samples], s * FIELDS);
+    // Field by field: no array per bar (a restart writes 684,000 of them).
+    const v = this.values;
+    const at = s * FIELDS;
+    v[at] = bar.o;
+    v[at + 1] = bar.h;
+    v[at + 2] = bar.l;
+    v[at + 3] = bar.c;
+    v[at + 4] = bar.volumeSum;
+    v[at + 5] = bar.samples;
   }
 
   /** Continues (merge) or, for a stored snapshot of the same bar, replaces the newest bar; appends newer ones. */
@@ -165,7 +173,7 @@ export class BarBook {
 
   /** Every held bar as rows (a cold start's first checkpoint): one pass over each coin's bars. */
   allRows(): PackedBarRow[] {
-    this.takeDirty();
+    for (const times of this.dirty.values()) times.clear(); // every row is returned: nothing stays dirty
     const rows: PackedBarRow[] = [];
     for (const range of CANDLE_RANGE_NAMES) {
       const r = this.rings.get(range)!;
