@@ -25,7 +25,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   // The database opens while the simulated market back-fills (a first PGlite start creates its files in a child process).
   const opening = (async () => {
     if (!config.databaseUrl && (await initPgliteDir(pgliteDir)) === 'created') progress('database: created the PGlite files');
-    const opened = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: config.databasePoolMax });
+    // serve is its database's only writer: account reads may keep in-process copies (src/storage/book-cache.ts)
+    const opened = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: config.databasePoolMax, bookCache: role === 'serve' });
     progress(`database: open and migrated (${opened.kind})`);
     return opened;
   })();

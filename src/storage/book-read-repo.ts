@@ -4,9 +4,10 @@
  * an index bounded by what is open or held now (or a running total), never by past orders.
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { Decimal } from '../domain/money.js';
 import type { Wallet } from './books-repo.js';
-import { queryRows, type Queryable } from './db.js';
+import { bookCacheOf, queryRows, type Queryable } from './db.js';
 import type { HoldingRow } from './holdings-repo.js';
 
 /** A JSON-valued SQL expression over the outer wallet row `w` (columns `w.id`, `w.key_id`). */
@@ -17,16 +18,40 @@ export interface BookRead<P extends string> {
   parts: Record<P, unknown>;
 }
 
+const cacheableParts = new WeakSet<BookPart>();
+
+/**
+ * Marks a part the book cache may keep (src/storage/book-cache.ts): it reads only tables whose
+ * changes migration 0017 signals (wallets, holdings, spot_orders, futures_positions,
+ * pm_positions, closed_trades, account_totals, account_venue_totals, equity_snapshots), and
+ * no prices. A read with any other part always goes to the database.
+ */
+export function cacheable(part: BookPart): BookPart {
+  cacheableParts.add(part);
+  return part;
+}
+
+const dialect = new PgDialect();
+
 /** The book of `keyId` with each named part; null when the key has no book yet. */
 export async function readBook<P extends string>(db: Queryable, keyId: number, parts: Record<P, BookPart>): Promise<BookRead<P> | null> {
   const names = Object.keys(parts) as P[];
   const columns = names.map((name) => sql`, ${parts[name]} as ${sql.identifier(name)}`);
-  const [row] = await queryRows<Record<string, unknown>>(
-    db,
-    sql`select w.id, w.key_id as "keyId", w.cash_available::text as available, w.cash_frozen::text as frozen,
+  const query = sql`select w.id, w.key_id as "keyId", w.cash_available::text as available, w.cash_frozen::text as frozen,
                w.cash_frozen_pm::text as "frozenPm", w.cash_frozen_futures::text as "frozenFutures"${sql.join(columns, sql``)}
-        from wallets w where w.key_id = ${keyId}`,
-  );
+        from wallets w where w.key_id = ${keyId}`;
+  const cache = bookCacheOf(db);
+  let row: Record<string, unknown> | undefined;
+  if (cache && names.every((name) => cacheableParts.has(parts[name]))) {
+    const built = dialect.sqlToQuery(query);
+    const cacheKey = `${built.sql}\u0000${JSON.stringify(built.params)}`;
+    row = cache.get(keyId, cacheKey) as Record<string, unknown> | undefined;
+    if (row === undefined) {
+      const token = cache.token(keyId);
+      [row] = await queryRows<Record<string, unknown>>(db, query);
+      if (row) cache.store(keyId, cacheKey, row, token);
+    }
+  } else [row] = await queryRows<Record<string, unknown>>(db, query);
   if (!row) return null;
   const wallet: Wallet = {
     id: Number(row.id),
@@ -42,13 +67,13 @@ export async function readBook<P extends string>(db: Queryable, keyId: number, p
 }
 
 /** A part that is always null (a route's optional part, not asked for). */
-export const noPart: BookPart = sql`null`;
+export const noPart: BookPart = cacheable(sql`null`);
 
 /** Every coin the book holds (available or frozen), by coin id. */
-export const holdingsPart: BookPart = sql`coalesce((
+export const holdingsPart: BookPart = cacheable(sql`coalesce((
   select json_agg(json_build_object('coinId', h.coin_id, 'available', h.available::text, 'frozen', h.frozen::text,
                                     'avgCostUsd', h.avg_cost_usd::text) order by h.coin_id)
-  from holdings h where h.wallet_id = w.id and (h.available > 0 or h.frozen > 0)), '[]'::json)`;
+  from holdings h where h.wallet_id = w.id and (h.available > 0 or h.frozen > 0)), '[]'::json)`);
 
 export function toHoldings(part: unknown): HoldingRow[] {
   return (part as { coinId: string; available: string; frozen: string; avgCostUsd: string }[]).map((h) => ({
@@ -61,17 +86,17 @@ export function toHoldings(part: unknown): HoldingRow[] {
 
 /** One coin of the book (null when it never held it). */
 export function holdingPart(coinId: string): BookPart {
-  return sql`(select json_build_object('available', h.available::text, 'frozen', h.frozen::text, 'avgCostUsd', h.avg_cost_usd::text)
-              from holdings h where h.wallet_id = w.id and h.coin_id = ${coinId})`;
+  return cacheable(sql`(select json_build_object('available', h.available::text, 'frozen', h.frozen::text, 'avgCostUsd', h.avg_cost_usd::text)
+              from holdings h where h.wallet_id = w.id and h.coin_id = ${coinId})`);
 }
 
 /** Resting spot orders (open, triggered), most recently changed first (partial index on key + resting). */
 export function restingOrdersPart(limit: number): BookPart {
-  return sql`coalesce((select json_agg(o) from (
+  return cacheable(sql`coalesce((select json_agg(o) from (
     select id, side, order_type as "orderType", coin_id as "coinId", symbol, limit_price::text as "limitPrice",
            stop_price::text as "stopPrice", quantity::text as quantity, status
     from spot_orders where key_id = w.key_id and status in ('open', 'triggered')
-    order by updated_at desc, id desc limit ${limit}) o), '[]'::json)`;
+    order by updated_at desc, id desc limit ${limit}) o), '[]'::json)`);
 }
 
 export interface RestingOrderPart {
@@ -87,12 +112,12 @@ export interface RestingOrderPart {
 }
 
 /** The running totals the triggers of migration 0011 keep (zeros for a key without trades). */
-export const accountTotalsPart: BookPart = sql`(
+export const accountTotalsPart: BookPart = cacheable(sql`(
   select json_build_object(
     'tradeRows', coalesce(max(t.trade_rows), 0), 'ordersPlaced', coalesce(max(t.orders_placed), 0),
     'decidedTrades', coalesce((select sum(decided_count) from account_venue_totals v where v.key_id = w.key_id), 0),
     'wins', coalesce((select sum(win_count) from account_venue_totals v where v.key_id = w.key_id), 0))
-  from account_totals t where t.key_id = w.key_id)`;
+  from account_totals t where t.key_id = w.key_id)`);
 
 export interface AccountTotalsPart {
   tradeRows: number;
@@ -113,23 +138,23 @@ export function toAccountTotals(part: unknown): AccountTotalsPart {
 
 /** Per requested day (YYYY-MM-DD): the latest equity snapshot on or before it, or null. */
 export function windowStartsPart(days: string[]): BookPart {
-  if (days.length === 0) return sql`'[]'::json`;
+  if (days.length === 0) return cacheable(sql`'[]'::json`);
   const starts = days.map(
     (d) => sql`(select s.usd_value::text from equity_snapshots s where s.key_id = w.key_id and s.day <= ${d}::date order by s.day desc limit 1)`,
   );
-  return sql`json_build_array(${sql.join(starts, sql`, `)})`;
+  return cacheable(sql`json_build_array(${sql.join(starts, sql`, `)})`);
 }
 
 /** Daily equity snapshots from `fromDay` on, oldest first. */
 export function snapshotsPart(fromDay: string): BookPart {
-  return sql`coalesce((select json_agg(json_build_object('day', to_char(s.day, 'YYYY-MM-DD'), 'usdValue', s.usd_value::text) order by s.day)
-              from equity_snapshots s where s.key_id = w.key_id and s.day >= ${fromDay}::date), '[]'::json)`;
+  return cacheable(sql`coalesce((select json_agg(json_build_object('day', to_char(s.day, 'YYYY-MM-DD'), 'usdValue', s.usd_value::text) order by s.day)
+              from equity_snapshots s where s.key_id = w.key_id and s.day >= ${fromDay}::date), '[]'::json)`);
 }
 
 /** Open futures positions of the book's key (unique partial index on key + coin where open). */
-export const openFuturesPart: BookPart = sql`coalesce((
+export const openFuturesPart: BookPart = cacheable(sql`coalesce((
   select json_agg(json_build_object('coinId', p.coin_id, 'side', p.side, 'entryPrice', p.entry_price::text, 'sizeCoin', p.size_coin::text))
-  from futures_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`;
+  from futures_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`);
 
 /** Open PM positions of the book's key with the backed outcome's YES probability now (null when unreadable). */
 export const openPmPart: BookPart = sql`coalesce((
@@ -137,3 +162,31 @@ export const openPmPart: BookPart = sql`coalesce((
     'outcomeProbability', (select (o->>'probability')::float8 from pm_markets m, jsonb_array_elements(m.outcomes) o
       where m.source = p.source and m.slug = p.event_slug and o->>'externalMarketId' = p.outcome_external_id limit 1)))
   from pm_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`;
+
+/** Open PM positions of the book's key without prices (cacheable); `pmOutcomeProbabilities` marks them. */
+export const openPmHeldPart: BookPart = cacheable(sql`coalesce((
+  select json_agg(json_build_object('side', p.side, 'stakeMusd', p.stake_musd::text, 'sharesMusd', p.shares_musd::text,
+    'source', p.source, 'slug', p.event_slug, 'outcome', p.outcome_external_id))
+  from pm_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`);
+
+export interface HeldPmPart {
+  side: string;
+  stakeMusd: string;
+  sharesMusd: string;
+  source: string;
+  slug: string;
+  outcome: string;
+}
+
+/** The backed outcome's YES probability now for each held position (null when unreadable), in order; one round trip. */
+export async function pmOutcomeProbabilities(db: Queryable, held: HeldPmPart[]): Promise<(number | null)[]> {
+  if (held.length === 0) return [];
+  const wanted = JSON.stringify(held.map((h) => ({ source: h.source, slug: h.slug, outcome: h.outcome })));
+  const rows = await queryRows<{ p: number | null }>(
+    db,
+    sql`select (select (o->>'probability')::float8 from pm_markets m, jsonb_array_elements(m.outcomes) o
+                where m.source = x.v->>'source' and m.slug = x.v->>'slug' and o->>'externalMarketId' = x.v->>'outcome' limit 1) as p
+        from json_array_elements(${wanted}::json) with ordinality as x(v, i) order by x.i`,
+  );
+  return rows.map((r) => (r.p === null ? null : Number(r.p)));
+}

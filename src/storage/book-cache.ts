@@ -1,0 +1,101 @@
+/**
+ * In-process copies of account-read rows (src/storage/book-read-repo.ts), per key, for a process
+ * that is the only writer of its database (role `serve`). Invalidation does not depend on call
+ * sites: triggers on every table a cacheable book part reads (migration 0017) name the key a
+ * change touches, and the database layer (src/storage/db.ts) passes those signals here.
+ * - PostgreSQL: `RAISE NOTICE` from the trigger, on the writing connection, as the row changes.
+ *   The key stays "held" (not served, not stored) until that connection's transaction ends
+ *   (ReadyForQuery idle), so a read meanwhile cannot cache the old committed state.
+ * - PGlite (one session, statements serialized): `NOTIFY`, delivered before the committing
+ *   statement returns.
+ * A read stores its row only if no signal for its key arrived while it ran (a generation
+ * check), so a read that raced a write never caches what it saw.
+ * Prices are never cached: rows hold quantities; routes value them at the current mark.
+ */
+
+/** The trigger payload that means every book (set-wide writes, truncation). */
+export const ALL_BOOKS = '*';
+/** Notice text prefix / notify channel of migration 0017. */
+export const BOOK_CHANGES_CHANNEL = 'paper_books';
+
+const MAX_KEYS = 20_000;
+
+export interface BookCacheToken {
+  epoch: number;
+  generation: number;
+}
+
+export class BookCache {
+  private epoch = 0;
+  private readonly generations = new Map<number, number>();
+  private readonly held = new Map<number, number>();
+  private readonly entries = new Map<number, Map<string, unknown>>();
+  /** open set-wide changes: nothing is served or stored meanwhile */
+  private holdAll = 0;
+  hits = 0;
+  misses = 0;
+
+  /** The cached row of `keyId` for this query, if any (undefined: read the database). */
+  get(keyId: number, query: string): unknown {
+    if (this.holdAll > 0 || this.held.has(keyId)) return undefined;
+    const row = this.entries.get(keyId)?.get(query);
+    if (row === undefined) this.misses += 1;
+    else this.hits += 1;
+    return row;
+  }
+
+  /** Taken before a database read; `store` keeps the row only if nothing changed since. */
+  token(keyId: number): BookCacheToken {
+    return { epoch: this.epoch, generation: this.generations.get(keyId) ?? 0 };
+  }
+
+  store(keyId: number, query: string, row: unknown, token: BookCacheToken): void {
+    if (this.holdAll > 0 || this.held.has(keyId) || token.epoch !== this.epoch || token.generation !== (this.generations.get(keyId) ?? 0)) return;
+    let rows = this.entries.get(keyId);
+    if (rows) this.entries.delete(keyId); // re-insert: the Map's order is least recently stored first
+    else rows = new Map();
+    rows.set(query, row);
+    this.entries.set(keyId, rows);
+    if (this.entries.size > MAX_KEYS) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** A committed change to the key's book (or to every book: ALL_BOOKS). */
+  changed(payload: string): void {
+    if (payload === ALL_BOOKS) {
+      this.epoch += 1;
+      this.entries.clear();
+      return;
+    }
+    const keyId = Number(payload);
+    if (!Number.isInteger(keyId)) {
+      this.changed(ALL_BOOKS);
+      return;
+    }
+    this.generations.set(keyId, (this.generations.get(keyId) ?? 0) + 1);
+    this.entries.delete(keyId);
+  }
+
+  /** A change inside a transaction still open: neither served nor stored until `release`. */
+  hold(payload: string): void {
+    this.changed(payload);
+    if (payload === ALL_BOOKS) this.holdAll += 1;
+    else this.held.set(Number(payload), (this.held.get(Number(payload)) ?? 0) + 1);
+  }
+
+  /** The transaction that `hold` saw ended (committed or not). */
+  release(payload: string): void {
+    if (payload === ALL_BOOKS) this.holdAll = Math.max(0, this.holdAll - 1);
+    else {
+      const keyId = Number(payload);
+      const n = (this.held.get(keyId) ?? 0) - 1;
+      if (n > 0) this.held.set(keyId, n);
+      else this.held.delete(keyId);
+    }
+    this.changed(payload);
+  }
+
+  /** Forget everything (a lost connection: a change may have committed unseen). */
+  clear(): void {
+    this.changed(ALL_BOOKS);
+  }
+}
