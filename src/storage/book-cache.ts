@@ -19,6 +19,8 @@ export const ALL_BOOKS = '*';
 export const BOOK_CHANGES_CHANNEL = 'paper_books';
 
 const MAX_KEYS = 20_000;
+/** distinct reads kept per key (polling with a moving `updatedSince` makes new ones) */
+const MAX_READS_PER_KEY = 16;
 
 export interface BookCacheToken {
   epoch: number;
@@ -54,7 +56,9 @@ export class BookCache {
     let rows = this.entries.get(keyId);
     if (rows) this.entries.delete(keyId); // re-insert: the Map's order is least recently stored first
     else rows = new Map();
+    rows.delete(query);
     rows.set(query, row);
+    if (rows.size > MAX_READS_PER_KEY) rows.delete(rows.keys().next().value!);
     this.entries.set(keyId, rows);
     if (this.entries.size > MAX_KEYS) this.entries.delete(this.entries.keys().next().value!);
   }
