@@ -6,6 +6,7 @@
  * in-process PGlite, not a PostgreSQL server's).
  *
  *   npx tsx bench/account-reads-micro.ts            # MICRO_REQUESTS (1000) per route
+ *   MICRO_ROUTES=portfolio,quote npx tsx bench/account-reads-micro.ts
  */
 import { performance } from 'node:perf_hooks';
 import { ManualClock } from '../src/util/clock.js';
@@ -25,6 +26,9 @@ const ROUTES: { label: string; method: 'GET' | 'POST'; url: string; payload?: ob
   { label: 'POST /api/agent/futures/quote', method: 'POST', url: '/api/agent/futures/quote', payload: { coinId: '1', side: 'long', leverage: 10, marginMusd: 100 } },
 ];
 
+const only = (process.env.MICRO_ROUTES ?? '').split(',').filter(Boolean);
+const routes = only.length ? ROUTES.filter((r) => only.some((o) => r.url.includes(o))) : ROUTES;
+
 async function run(bookCache: boolean): Promise<Map<string, { wall: number; cpu: number }>> {
   const testDb = await freshDatabase({ bookCache });
   const sim = await startSmallMarket(testDb.database.db, NOW);
@@ -38,7 +42,7 @@ async function run(bookCache: boolean): Promise<Map<string, { wall: number; cpu:
   await post('/api/agent/spot/order', { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.01, limitPrice: 1000, idempotencyKey: 'm3' });
   await post('/api/agent/futures/open', { coinId: '1', side: 'long', leverage: 5, marginMusd: 100, idempotencyKey: 'm4' });
   const out = new Map<string, { wall: number; cpu: number }>();
-  for (const r of ROUTES) {
+  for (const r of routes) {
     const once = () => t.app.inject({ method: r.method, url: r.url, headers: bearer(key), ...(r.payload ? { payload: r.payload } : {}) });
     const first = await once();
     if (first.statusCode !== 200) throw new Error(`${r.label}: ${first.statusCode} ${first.body}`);
@@ -60,7 +64,7 @@ const on = await run(true);
 console.log(`\n# account reads, ${engineName}, mean per request over ${M} (in-process inject)`);
 console.log('| route | no cache: wall µs / CPU µs | book cache: wall µs / CPU µs |');
 console.log('|---|--:|--:|');
-for (const r of ROUTES) {
+for (const r of routes) {
   const a = off.get(r.label)!;
   const b = on.get(r.label)!;
   console.log(`| ${r.label} | ${a.wall.toFixed(0)} / ${a.cpu.toFixed(0)} | ${b.wall.toFixed(0)} / ${b.cpu.toFixed(0)} |`);
