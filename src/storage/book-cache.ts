@@ -18,9 +18,10 @@ export const ALL_BOOKS = '*';
 /** Notice text prefix / notify channel of migration 0017. */
 export const BOOK_CHANGES_CHANNEL = 'paper_books';
 
-const MAX_KEYS = 20_000;
+/** rows kept in all (a row is one read's answer: a few KB, up to a few hundred KB for a full history page) */
+const MAX_ROWS = 5_000;
 /** distinct reads kept per key (polling with a moving `updatedSince` makes new ones) */
-const MAX_READS_PER_KEY = 16;
+const MAX_READS_PER_KEY = 8;
 
 export interface BookCacheToken {
   epoch: number;
@@ -34,6 +35,7 @@ export class BookCache {
   private readonly entries = new Map<number, Map<string, unknown>>();
   /** open set-wide changes: nothing is served or stored meanwhile */
   private holdAll = 0;
+  private rowCount = 0;
   hits = 0;
   misses = 0;
 
@@ -56,11 +58,19 @@ export class BookCache {
     let rows = this.entries.get(keyId);
     if (rows) this.entries.delete(keyId); // re-insert: the Map's order is least recently stored first
     else rows = new Map();
-    rows.delete(query);
+    if (!rows.delete(query)) this.rowCount += 1;
     rows.set(query, row);
-    if (rows.size > MAX_READS_PER_KEY) rows.delete(rows.keys().next().value!);
+    if (rows.size > MAX_READS_PER_KEY) {
+      rows.delete(rows.keys().next().value!);
+      this.rowCount -= 1;
+    }
     this.entries.set(keyId, rows);
-    if (this.entries.size > MAX_KEYS) this.entries.delete(this.entries.keys().next().value!);
+    while (this.rowCount > MAX_ROWS) this.drop(this.entries.keys().next().value!);
+  }
+
+  private drop(keyId: number): void {
+    this.rowCount -= this.entries.get(keyId)?.size ?? 0;
+    this.entries.delete(keyId);
   }
 
   /** A committed change to the key's book (or to every book: ALL_BOOKS). */
@@ -68,6 +78,7 @@ export class BookCache {
     if (payload === ALL_BOOKS) {
       this.epoch += 1;
       this.entries.clear();
+      this.rowCount = 0;
       return;
     }
     const keyId = Number(payload);
@@ -76,7 +87,7 @@ export class BookCache {
       return;
     }
     this.generations.set(keyId, (this.generations.get(keyId) ?? 0) + 1);
-    this.entries.delete(keyId);
+    this.drop(keyId);
   }
 
   /** A change inside a transaction still open: neither served nor stored until `release`. */
