@@ -30,7 +30,7 @@ export function tradesPart(q: { venue: 'all' | 'spot' | 'futures' | 'pm'; limit:
       ${q.venue === 'all' ? sql`` : sql`and venue = ${q.venue}`}
       ${q.updatedSince ? sql`and closed_at >= ${q.updatedSince.toISOString()}::timestamptz` : sql``}
     order by closed_at desc, id desc
-    limit ${q.limit}) t), '[]'::json)`);
+    limit ${q.limit}) t), '[]'::json)`, `trades(${q.venue},${q.limit},${q.updatedSince?.toISOString() ?? ''})`);
 }
 
 export interface RealizedPoint {
@@ -55,7 +55,7 @@ export function realizedPointsPart(from: Date, cap: number): SQL {
                     coalesce(sum(realized_pnl) over (order by closed_at desc, id desc rows between unbounded preceding and 1 preceding), 0) as after
              from (select id, closed_at, venue, realized_pnl from closed_trades
                    where key_id = w.key_id and realized_pnl is not null and closed_at >= ${from.toISOString()}::timestamptz
-                   order by closed_at desc, id desc limit ${cap}) newest) s), '[]'::json)`);
+                   order by closed_at desc, id desc limit ${cap}) newest) s), '[]'::json)`, `realized(${from.toISOString()},${cap})`);
 }
 
 export interface VenueStatsRow {

@@ -20,8 +20,8 @@ export const BOOK_CHANGES_CHANNEL = 'paper_books';
 
 /** rows kept in all (a row is one read's answer: a few KB, up to a few hundred KB for a full history page) */
 const MAX_ROWS = 5_000;
-/** distinct reads kept per key (polling with a moving `updatedSince` makes new ones) */
-const MAX_READS_PER_KEY = 8;
+/** distinct reads kept per key, least recently used out (polling with a moving `updatedSince` makes new ones) */
+const MAX_READS_PER_KEY = 16;
 
 export interface BookCacheToken {
   epoch: number;
@@ -42,9 +42,14 @@ export class BookCache {
   /** The cached row of `keyId` for this query, if any (undefined: read the database). */
   get(keyId: number, query: string): unknown {
     if (this.holdAll > 0 || this.held.has(keyId)) return undefined;
-    const row = this.entries.get(keyId)?.get(query);
+    const rows = this.entries.get(keyId);
+    const row = rows?.get(query);
     if (row === undefined) this.misses += 1;
-    else this.hits += 1;
+    else {
+      this.hits += 1;
+      rows!.delete(query); // most recently used last
+      rows!.set(query, row);
+    }
     return row;
   }
 

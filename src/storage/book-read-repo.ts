@@ -4,7 +4,6 @@
  * an index bounded by what is open or held now (or a running total), never by past orders.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import { Decimal } from '../domain/money.js';
 import type { Wallet } from './books-repo.js';
 import { bookCacheOf, queryRows, type Queryable } from './db.js';
@@ -18,40 +17,46 @@ export interface BookRead<P extends string> {
   parts: Record<P, unknown>;
 }
 
-const cacheableParts = new WeakSet<BookPart>();
+const cacheKeys = new WeakMap<BookPart, string>();
+let constantParts = 0;
 
 /**
  * Marks a part the book cache may keep (src/storage/book-cache.ts): it reads only tables whose
  * changes migration 0017 signals (wallets, holdings, spot_orders, futures_positions,
  * pm_positions, closed_trades, account_totals, account_venue_totals, equity_snapshots), and
- * no prices. A read with any other part always goes to the database.
+ * no prices. A read with any other part always goes to the database. `key` names the part's
+ * SQL exactly — its builder and every argument (none for a constant part): reads are cached
+ * under their parts' keys, so the SQL is not rebuilt to look one up.
  */
-export function cacheable(part: BookPart): BookPart {
-  cacheableParts.add(part);
+export function cacheable(part: BookPart, key = `#${(constantParts += 1)}`): BookPart {
+  cacheKeys.set(part, key);
   return part;
 }
-
-const dialect = new PgDialect();
 
 /** The book of `keyId` with each named part; null when the key has no book yet. */
 export async function readBook<P extends string>(db: Queryable, keyId: number, parts: Record<P, BookPart>): Promise<BookRead<P> | null> {
   const names = Object.keys(parts) as P[];
-  const columns = names.map((name) => sql`, ${parts[name]} as ${sql.identifier(name)}`);
-  const query = sql`select w.id, w.key_id as "keyId", w.cash_available::text as available, w.cash_frozen::text as frozen,
-               w.cash_frozen_pm::text as "frozenPm", w.cash_frozen_futures::text as "frozenFutures"${sql.join(columns, sql``)}
-        from wallets w where w.key_id = ${keyId}`;
+  const read = async () => {
+    const columns = names.map((name) => sql`, ${parts[name]} as ${sql.identifier(name)}`);
+    const [found] = await queryRows<Record<string, unknown>>(
+      db,
+      sql`select w.id, w.key_id as "keyId", w.cash_available::text as available, w.cash_frozen::text as frozen,
+                 w.cash_frozen_pm::text as "frozenPm", w.cash_frozen_futures::text as "frozenFutures"${sql.join(columns, sql``)}
+          from wallets w where w.key_id = ${keyId}`,
+    );
+    return found;
+  };
   const cache = bookCacheOf(db);
+  const cacheKey = cache ? partsKey(names, parts) : null;
   let row: Record<string, unknown> | undefined;
-  if (cache && names.every((name) => cacheableParts.has(parts[name]))) {
-    const built = dialect.sqlToQuery(query);
-    const cacheKey = `${built.sql}\u0000${JSON.stringify(built.params)}`;
+  if (cache && cacheKey !== null) {
     row = cache.get(keyId, cacheKey) as Record<string, unknown> | undefined;
     if (row === undefined) {
       const token = cache.token(keyId);
-      [row] = await queryRows<Record<string, unknown>>(db, query);
+      row = await read();
       if (row) cache.store(keyId, cacheKey, row, token);
     }
-  } else [row] = await queryRows<Record<string, unknown>>(db, query);
+  } else row = await read();
   if (!row) return null;
   const wallet: Wallet = {
     id: Number(row.id),
@@ -64,6 +69,17 @@ export async function readBook<P extends string>(db: Queryable, keyId: number, p
   const out = {} as Record<P, unknown>;
   for (const name of names) out[name] = row[name];
   return { wallet, parts: out };
+}
+
+/** The cache key of a read: each part's name and key (null when a part is not cacheable). */
+function partsKey<P extends string>(names: P[], parts: Record<P, BookPart>): string | null {
+  let key = '';
+  for (const name of names) {
+    const part = cacheKeys.get(parts[name]);
+    if (part === undefined) return null;
+    key += `${name}=${part};`;
+  }
+  return key;
 }
 
 /** A part that is always null (a route's optional part, not asked for). */
@@ -87,7 +103,7 @@ export function toHoldings(part: unknown): HoldingRow[] {
 /** One coin of the book (null when it never held it). */
 export function holdingPart(coinId: string): BookPart {
   return cacheable(sql`(select json_build_object('available', h.available::text, 'frozen', h.frozen::text, 'avgCostUsd', h.avg_cost_usd::text)
-              from holdings h where h.wallet_id = w.id and h.coin_id = ${coinId})`);
+              from holdings h where h.wallet_id = w.id and h.coin_id = ${coinId})`, `holding(${coinId})`);
 }
 
 /** Resting spot orders (open, triggered), most recently changed first (partial index on key + resting). */
@@ -96,7 +112,7 @@ export function restingOrdersPart(limit: number): BookPart {
     select id, side, order_type as "orderType", coin_id as "coinId", symbol, limit_price::text as "limitPrice",
            stop_price::text as "stopPrice", quantity::text as quantity, status
     from spot_orders where key_id = w.key_id and status in ('open', 'triggered')
-    order by updated_at desc, id desc limit ${limit}) o), '[]'::json)`);
+    order by updated_at desc, id desc limit ${limit}) o), '[]'::json)`, `resting(${limit})`);
 }
 
 export interface RestingOrderPart {
@@ -138,17 +154,17 @@ export function toAccountTotals(part: unknown): AccountTotalsPart {
 
 /** Per requested day (YYYY-MM-DD): the latest equity snapshot on or before it, or null. */
 export function windowStartsPart(days: string[]): BookPart {
-  if (days.length === 0) return cacheable(sql`'[]'::json`);
+  if (days.length === 0) return cacheable(sql`'[]'::json`, 'starts()');
   const starts = days.map(
     (d) => sql`(select s.usd_value::text from equity_snapshots s where s.key_id = w.key_id and s.day <= ${d}::date order by s.day desc limit 1)`,
   );
-  return cacheable(sql`json_build_array(${sql.join(starts, sql`, `)})`);
+  return cacheable(sql`json_build_array(${sql.join(starts, sql`, `)})`, `starts(${days.join(',')})`);
 }
 
 /** Daily equity snapshots from `fromDay` on, oldest first. */
 export function snapshotsPart(fromDay: string): BookPart {
   return cacheable(sql`coalesce((select json_agg(json_build_object('day', to_char(s.day, 'YYYY-MM-DD'), 'usdValue', s.usd_value::text) order by s.day)
-              from equity_snapshots s where s.key_id = w.key_id and s.day >= ${fromDay}::date), '[]'::json)`);
+              from equity_snapshots s where s.key_id = w.key_id and s.day >= ${fromDay}::date), '[]'::json)`, `snapshots(${fromDay})`);
 }
 
 /** Open futures positions of the book's key (unique partial index on key + coin where open). */

@@ -70,7 +70,7 @@ export function positionsPart(updatedSince: Date | null): BookPart {
     from futures_positions p
     where p.key_id = w.key_id ${updatedSince ? sql`and p.updated_at >= ${updatedSince.toISOString()}::timestamptz` : sql``}
     order by (p.status = 'open') desc, p.updated_at desc, p.id desc
-    limit ${POSITIONS_LIST_MAX}) r), '[]'::json)`);
+    limit ${POSITIONS_LIST_MAX}) r), '[]'::json)`, `positions(${updatedSince?.toISOString() ?? ''})`);
 }
 
 type JsonPositionRow = Omit<FuturesPositionRow, 'openedAt' | 'closedAt' | 'createdAt' | 'updatedAt'> & {
@@ -94,7 +94,7 @@ export function toPositionRows(part: unknown): FuturesPositionRow[] {
 /** The open position of one coin as a book part: its side and leverage (null without one). */
 export function openPositionPart(coinId: string): BookPart {
   return cacheable(sql`(select json_build_object('side', p.side, 'leverage', p.leverage::text)
-    from futures_positions p where p.key_id = w.key_id and p.coin_id = ${coinId} and p.status = 'open')`);
+    from futures_positions p where p.key_id = w.key_id and p.coin_id = ${coinId} and p.status = 'open')`, `openPosition(${coinId})`);
 }
 
 export async function openPositionsOfKey(db: Queryable, keyId: number): Promise<FuturesPositionRow[]> {

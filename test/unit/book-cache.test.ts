@@ -50,10 +50,13 @@ describe('BookCache', () => {
     expect(c.get(3, 'q')).toBeUndefined();
   });
 
-  it('keeps a bounded number of reads per key', () => {
+  it('keeps a bounded number of reads per key, least recently used out', () => {
     const c = new BookCache();
-    for (let i = 0; i < 20; i += 1) c.store(1, `q${i}`, i, c.token(1));
-    expect(c.get(1, 'q0')).toBeUndefined();
+    for (let i = 0; i < 16; i += 1) c.store(1, `q${i}`, i, c.token(1));
+    expect(c.get(1, 'q0')).toBe(0); // used: kept
+    for (let i = 16; i < 20; i += 1) c.store(1, `q${i}`, i, c.token(1));
+    expect(c.get(1, 'q0')).toBe(0);
+    expect(c.get(1, 'q1')).toBeUndefined();
     expect(c.get(1, 'q19')).toBe(19);
   });
 });
