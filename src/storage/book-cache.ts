@@ -36,6 +36,8 @@ export class BookCache {
   /** open set-wide changes: nothing is served or stored meanwhile */
   private holdAll = 0;
   private rowCount = 0;
+  /** database reads under way, per key and query: concurrent misses share one */
+  private readonly flights = new Map<string, { token: BookCacheToken; promise: Promise<unknown> }>();
   hits = 0;
   misses = 0;
 
@@ -53,13 +55,41 @@ export class BookCache {
     return row;
   }
 
+  /**
+   * The cached row, else the database's through `load` (stored unless its key changed meanwhile).
+   * A concurrent miss shares a read under way only if no change to its key arrived since that
+   * read started (so it can never answer a state older than a write that already answered).
+   */
+  async read<R>(keyId: number, query: string, load: () => Promise<R | undefined>): Promise<R | undefined> {
+    const cached = this.get(keyId, query);
+    if (cached !== undefined) return cached as R;
+    const flightKey = `${keyId}\u0000${query}`;
+    const flight = this.flights.get(flightKey);
+    if (flight && this.current(keyId, flight.token)) return flight.promise as Promise<R | undefined>;
+    const token = this.token(keyId);
+    const promise = load();
+    const entry = { token, promise };
+    this.flights.set(flightKey, entry);
+    try {
+      const row = await promise;
+      if (row !== undefined) this.store(keyId, query, row, token);
+      return row;
+    } finally {
+      if (this.flights.get(flightKey) === entry) this.flights.delete(flightKey);
+    }
+  }
+
+  private current(keyId: number, token: BookCacheToken): boolean {
+    return this.holdAll === 0 && !this.held.has(keyId) && token.epoch === this.epoch && token.generation === (this.generations.get(keyId) ?? 0);
+  }
+
   /** Taken before a database read; `store` keeps the row only if nothing changed since. */
   token(keyId: number): BookCacheToken {
     return { epoch: this.epoch, generation: this.generations.get(keyId) ?? 0 };
   }
 
   store(keyId: number, query: string, row: unknown, token: BookCacheToken): void {
-    if (this.holdAll > 0 || this.held.has(keyId) || token.epoch !== this.epoch || token.generation !== (this.generations.get(keyId) ?? 0)) return;
+    if (!this.current(keyId, token)) return;
     let rows = this.entries.get(keyId);
     if (rows) this.entries.delete(keyId); // re-insert: the Map's order is least recently stored first
     else rows = new Map();

@@ -48,15 +48,7 @@ export async function readBook<P extends string>(db: Queryable, keyId: number, p
   };
   const cache = bookCacheOf(db);
   const cacheKey = cache ? partsKey(names, parts) : null;
-  let row: Record<string, unknown> | undefined;
-  if (cache && cacheKey !== null) {
-    row = cache.get(keyId, cacheKey) as Record<string, unknown> | undefined;
-    if (row === undefined) {
-      const token = cache.token(keyId);
-      row = await read();
-      if (row) cache.store(keyId, cacheKey, row, token);
-    }
-  } else row = await read();
+  const row = cache && cacheKey !== null ? await cache.read(keyId, cacheKey, read) : await read();
   if (!row) return null;
   const wallet: Wallet = {
     id: Number(row.id),

@@ -60,3 +60,25 @@ describe('BookCache', () => {
     expect(c.get(1, 'q19')).toBe(19);
   });
 });
+
+describe('BookCache.read', () => {
+  it('concurrent misses share one database read, unless a change arrived since it started', async () => {
+    const c = new BookCache();
+    let loads = 0;
+    let finish!: (v: string) => void;
+    const load = () => {
+      loads += 1;
+      return new Promise<string>((resolve) => (finish = resolve));
+    };
+    const a = c.read(1, 'q', load);
+    const b = c.read(1, 'q', load); // joins a
+    expect(loads).toBe(1);
+    c.changed('1'); // a write answered: a later read must not join the older one
+    const later = c.read(1, 'q', () => Promise.resolve('after'));
+    finish('before');
+    expect(await a).toBe('before');
+    expect(await b).toBe('before');
+    expect(await later).toBe('after');
+    expect(c.get(1, 'q')).toBe('after'); // the older read was not kept
+  });
+});
