@@ -26,7 +26,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   const opening = (async () => {
     const init = config.databaseUrl ? 'existing' : await initPgliteDir(pgliteDir);
     if (init !== 'existing') progress(init === 'copied' ? 'database: copied the ready PGlite database' : 'database: created the PGlite files');
-    const opened = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: config.databasePoolMax });
+    // serve is its database's only writer: account reads may keep in-process copies (src/storage/book-cache.ts)
+    const opened = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: config.databasePoolMax, bookCache: role === 'serve' });
     progress(`database: open and migrated (${opened.kind})`);
     return opened;
   })();

@@ -9,24 +9,50 @@
  */
 import type { Decimal } from '../domain/money.js';
 import type { MarketFeed } from '../marketdata/feed.js';
-import { openFuturesPart, openPmPart, type BookPart } from '../storage/book-read-repo.js';
+import { openFuturesPart, openPmHeldPart, openPmPart, pmOutcomeProbabilities, type BookPart, type HeldPmPart } from '../storage/book-read-repo.js';
+import type { Queryable } from '../storage/db.js';
 import { valueOpenFutures } from './futures-equity.js';
 import { valueOpenPm } from './pm-trading-equity.js';
 
 export interface EquityAdjustment {
   /** the rows the valuation needs, as a JSON sub-select over the book row */
   rows: BookPart;
+  /**
+   * When the rows read from the database carry a price (PM probabilities live in pm_markets),
+   * the book cache keeps these price-free rows instead and `mark` prices them per request.
+   */
+  cached?: { rows: BookPart; mark(db: Queryable, rows: unknown): Promise<unknown> };
   value(rows: unknown, market: MarketFeed): Decimal;
 }
 
 export const equityAdjustments: EquityAdjustment[] = [
   { rows: openFuturesPart, value: (rows, market) => valueOpenFutures(rows as Parameters<typeof valueOpenFutures>[0], market) },
-  { rows: openPmPart, value: (rows) => valueOpenPm(rows as Parameters<typeof valueOpenPm>[0]) },
+  {
+    rows: openPmPart,
+    cached: {
+      rows: openPmHeldPart,
+      async mark(db, rows) {
+        const held = rows as HeldPmPart[];
+        const probabilities = await pmOutcomeProbabilities(db, held);
+        return held.map((h, i) => ({ side: h.side, stakeMusd: h.stakeMusd, sharesMusd: h.sharesMusd, outcomeProbability: probabilities[i] ?? null }));
+      },
+    },
+    value: (rows) => valueOpenPm(rows as Parameters<typeof valueOpenPm>[0]),
+  },
 ];
 
-/** The book parts of every adjustment, named `adj0`, `adj1`, … for readBook. */
-export function adjustmentParts(): Record<string, BookPart> {
-  return Object.fromEntries(equityAdjustments.map((a, i) => [`adj${i}`, a.rows]));
+/** The book parts of every adjustment, named `adj0`, `adj1`, … for readBook (`cached`: the book cache's price-free rows). */
+export function adjustmentParts(cached = false): Record<string, BookPart> {
+  return Object.fromEntries(equityAdjustments.map((a, i) => [`adj${i}`, cached && a.cached ? a.cached.rows : a.rows]));
+}
+
+/** Prices the price-free rows of a cached read (a new object; the cached one is shared). */
+export async function markCachedAdjustments(db: Queryable, parts: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out = { ...parts };
+  for (const [i, a] of equityAdjustments.entries()) {
+    if (a.cached) out[`adj${i}`] = await a.cached.mark(db, parts[`adj${i}`]);
+  }
+  return out;
 }
 
 /** Σ adjustments, from the parts readBook returned. */

@@ -1,10 +1,10 @@
 import { cashTotal, Decimal, type CashBalances } from '../domain/money.js';
 import type { MarketFeed } from '../marketdata/feed.js';
-import type { Db, Queryable } from '../storage/db.js';
+import { bookCacheOf, type Db, type Queryable } from '../storage/db.js';
 import { holdingsPart, readBook, toHoldings, type BookPart } from '../storage/book-read-repo.js';
 import type { Wallet } from '../storage/books-repo.js';
 import { ensureWallet } from './spot-trading.js';
-import { adjustmentParts, adjustmentsValue } from './equity-adjustments.js';
+import { adjustmentParts, adjustmentsValue, markCachedAdjustments } from './equity-adjustments.js';
 
 export interface HeldUnits {
   coinId: string;
@@ -53,9 +53,11 @@ export async function readValuedBook<P extends string>(
   keyId: number,
   parts: Record<P, BookPart>,
 ): Promise<ValuedBook<P> | null> {
-  const read = await readBook(db, keyId, { ...parts, ...adjustmentParts(), holdings: holdingsPart });
+  // With a book cache the read keeps no prices (PM probabilities are read per request).
+  const cached = bookCacheOf(db) !== null;
+  const read = await readBook(db, keyId, { ...parts, ...adjustmentParts(cached), holdings: holdingsPart });
   if (!read) return null;
-  const all = read.parts as Record<string, unknown>;
+  const all = cached ? await markCachedAdjustments(db, read.parts as Record<string, unknown>) : (read.parts as Record<string, unknown>);
   const held = toHoldings(all.holdings).map((h) => ({ coinId: h.coinId, units: h.available.plus(h.frozen), avgCostUsd: h.avgCostUsd }));
   const equity = equityOf(read.wallet, held, adjustmentsValue(all, market), market);
   return { wallet: read.wallet, equity, parts: read.parts };

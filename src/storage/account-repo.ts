@@ -1,5 +1,6 @@
 /** Account reads over the shared trade log, equity snapshots and the ledger (every venue). */
 import { sql, type SQL } from 'drizzle-orm';
+import { cacheable } from './book-read-repo.js';
 import { queryRows, type Queryable } from './db.js';
 
 export interface TradeRow {
@@ -21,7 +22,7 @@ export interface TradeRow {
  * `updatedSince` keeps rows closed/settled at or after it.
  */
 export function tradesPart(q: { venue: 'all' | 'spot' | 'futures' | 'pm'; limit: number; updatedSince?: Date }): SQL {
-  return sql`coalesce((select json_agg(t) from (
+  return cacheable(sql`coalesce((select json_agg(t) from (
     select id, venue, side, coin_id as "coinId", symbol, market, outcome, realized_pnl::text as "realizedPnl",
            closed_at as "closedAt", detail
     from closed_trades
@@ -29,7 +30,7 @@ export function tradesPart(q: { venue: 'all' | 'spot' | 'futures' | 'pm'; limit:
       ${q.venue === 'all' ? sql`` : sql`and venue = ${q.venue}`}
       ${q.updatedSince ? sql`and closed_at >= ${q.updatedSince.toISOString()}::timestamptz` : sql``}
     order by closed_at desc, id desc
-    limit ${q.limit}) t), '[]'::json)`;
+    limit ${q.limit}) t), '[]'::json)`, `trades(${q.venue},${q.limit},${q.updatedSince?.toISOString() ?? ''})`);
 }
 
 export interface RealizedPoint {
@@ -47,14 +48,14 @@ export interface RealizedPoint {
  * the read stays within the window, whatever the key's history).
  */
 export function realizedPointsPart(from: Date, cap: number): SQL {
-  return sql`coalesce((select json_agg(json_build_object('id', s.id, 't', s.closed_at, 'venue', s.venue, 'realizedPnl', s.realized_pnl::text,
+  return cacheable(sql`coalesce((select json_agg(json_build_object('id', s.id, 't', s.closed_at, 'venue', s.venue, 'realizedPnl', s.realized_pnl::text,
                  'cumulative', (coalesce((select cum_realized from account_totals a where a.key_id = w.key_id), 0) - s.after)::text)
                  order by s.closed_at, s.id)
        from (select id, closed_at, venue, realized_pnl,
                     coalesce(sum(realized_pnl) over (order by closed_at desc, id desc rows between unbounded preceding and 1 preceding), 0) as after
              from (select id, closed_at, venue, realized_pnl from closed_trades
                    where key_id = w.key_id and realized_pnl is not null and closed_at >= ${from.toISOString()}::timestamptz
-                   order by closed_at desc, id desc limit ${cap}) newest) s), '[]'::json)`;
+                   order by closed_at desc, id desc limit ${cap}) newest) s), '[]'::json)`, `realized(${from.toISOString()},${cap})`);
 }
 
 export interface VenueStatsRow {

@@ -6,7 +6,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { Decimal } from '../domain/money.js';
 import type { Wallet } from './books-repo.js';
-import { queryRows, type Queryable } from './db.js';
+import { bookCacheOf, queryRows, type Queryable } from './db.js';
 import type { HoldingRow } from './holdings-repo.js';
 
 /** A JSON-valued SQL expression over the outer wallet row `w` (columns `w.id`, `w.key_id`). */
@@ -17,16 +17,38 @@ export interface BookRead<P extends string> {
   parts: Record<P, unknown>;
 }
 
+const cacheKeys = new WeakMap<BookPart, string>();
+let constantParts = 0;
+
+/**
+ * Marks a part the book cache may keep (src/storage/book-cache.ts): it reads only tables whose
+ * changes migration 0017 signals (wallets, holdings, spot_orders, futures_positions,
+ * pm_positions, closed_trades, account_totals, account_venue_totals, equity_snapshots), and
+ * no prices. A read with any other part always goes to the database. `key` names the part's
+ * SQL exactly — its builder and every argument (none for a constant part): reads are cached
+ * under their parts' keys, so the SQL is not rebuilt to look one up.
+ */
+export function cacheable(part: BookPart, key = `#${(constantParts += 1)}`): BookPart {
+  cacheKeys.set(part, key);
+  return part;
+}
+
 /** The book of `keyId` with each named part; null when the key has no book yet. */
 export async function readBook<P extends string>(db: Queryable, keyId: number, parts: Record<P, BookPart>): Promise<BookRead<P> | null> {
   const names = Object.keys(parts) as P[];
-  const columns = names.map((name) => sql`, ${parts[name]} as ${sql.identifier(name)}`);
-  const [row] = await queryRows<Record<string, unknown>>(
-    db,
-    sql`select w.id, w.key_id as "keyId", w.cash_available::text as available, w.cash_frozen::text as frozen,
-               w.cash_frozen_pm::text as "frozenPm", w.cash_frozen_futures::text as "frozenFutures"${sql.join(columns, sql``)}
-        from wallets w where w.key_id = ${keyId}`,
-  );
+  const read = async () => {
+    const columns = names.map((name) => sql`, ${parts[name]} as ${sql.identifier(name)}`);
+    const [found] = await queryRows<Record<string, unknown>>(
+      db,
+      sql`select w.id, w.key_id as "keyId", w.cash_available::text as available, w.cash_frozen::text as frozen,
+                 w.cash_frozen_pm::text as "frozenPm", w.cash_frozen_futures::text as "frozenFutures"${sql.join(columns, sql``)}
+          from wallets w where w.key_id = ${keyId}`,
+    );
+    return found;
+  };
+  const cache = bookCacheOf(db);
+  const cacheKey = cache ? partsKey(names, parts) : null;
+  const row = cache && cacheKey !== null ? await cache.read(keyId, cacheKey, read) : await read();
   if (!row) return null;
   const wallet: Wallet = {
     id: Number(row.id),
@@ -41,14 +63,25 @@ export async function readBook<P extends string>(db: Queryable, keyId: number, p
   return { wallet, parts: out };
 }
 
+/** The cache key of a read: each part's name and key (null when a part is not cacheable). */
+function partsKey<P extends string>(names: P[], parts: Record<P, BookPart>): string | null {
+  let key = '';
+  for (const name of names) {
+    const part = cacheKeys.get(parts[name]);
+    if (part === undefined) return null;
+    key += `${name}=${part};`;
+  }
+  return key;
+}
+
 /** A part that is always null (a route's optional part, not asked for). */
-export const noPart: BookPart = sql`null`;
+export const noPart: BookPart = cacheable(sql`null`);
 
 /** Every coin the book holds (available or frozen), by coin id. */
-export const holdingsPart: BookPart = sql`coalesce((
+export const holdingsPart: BookPart = cacheable(sql`coalesce((
   select json_agg(json_build_object('coinId', h.coin_id, 'available', h.available::text, 'frozen', h.frozen::text,
                                     'avgCostUsd', h.avg_cost_usd::text) order by h.coin_id)
-  from holdings h where h.wallet_id = w.id and (h.available > 0 or h.frozen > 0)), '[]'::json)`;
+  from holdings h where h.wallet_id = w.id and (h.available > 0 or h.frozen > 0)), '[]'::json)`);
 
 export function toHoldings(part: unknown): HoldingRow[] {
   return (part as { coinId: string; available: string; frozen: string; avgCostUsd: string }[]).map((h) => ({
@@ -61,17 +94,17 @@ export function toHoldings(part: unknown): HoldingRow[] {
 
 /** One coin of the book (null when it never held it). */
 export function holdingPart(coinId: string): BookPart {
-  return sql`(select json_build_object('available', h.available::text, 'frozen', h.frozen::text, 'avgCostUsd', h.avg_cost_usd::text)
-              from holdings h where h.wallet_id = w.id and h.coin_id = ${coinId})`;
+  return cacheable(sql`(select json_build_object('available', h.available::text, 'frozen', h.frozen::text, 'avgCostUsd', h.avg_cost_usd::text)
+              from holdings h where h.wallet_id = w.id and h.coin_id = ${coinId})`, `holding(${coinId})`);
 }
 
 /** Resting spot orders (open, triggered), most recently changed first (partial index on key + resting). */
 export function restingOrdersPart(limit: number): BookPart {
-  return sql`coalesce((select json_agg(o) from (
+  return cacheable(sql`coalesce((select json_agg(o) from (
     select id, side, order_type as "orderType", coin_id as "coinId", symbol, limit_price::text as "limitPrice",
            stop_price::text as "stopPrice", quantity::text as quantity, status
     from spot_orders where key_id = w.key_id and status in ('open', 'triggered')
-    order by updated_at desc, id desc limit ${limit}) o), '[]'::json)`;
+    order by updated_at desc, id desc limit ${limit}) o), '[]'::json)`, `resting(${limit})`);
 }
 
 export interface RestingOrderPart {
@@ -87,12 +120,12 @@ export interface RestingOrderPart {
 }
 
 /** The running totals the triggers of migration 0011 keep (zeros for a key without trades). */
-export const accountTotalsPart: BookPart = sql`(
+export const accountTotalsPart: BookPart = cacheable(sql`(
   select json_build_object(
     'tradeRows', coalesce(max(t.trade_rows), 0), 'ordersPlaced', coalesce(max(t.orders_placed), 0),
     'decidedTrades', coalesce((select sum(decided_count) from account_venue_totals v where v.key_id = w.key_id), 0),
     'wins', coalesce((select sum(win_count) from account_venue_totals v where v.key_id = w.key_id), 0))
-  from account_totals t where t.key_id = w.key_id)`;
+  from account_totals t where t.key_id = w.key_id)`);
 
 export interface AccountTotalsPart {
   tradeRows: number;
@@ -113,23 +146,23 @@ export function toAccountTotals(part: unknown): AccountTotalsPart {
 
 /** Per requested day (YYYY-MM-DD): the latest equity snapshot on or before it, or null. */
 export function windowStartsPart(days: string[]): BookPart {
-  if (days.length === 0) return sql`'[]'::json`;
+  if (days.length === 0) return cacheable(sql`'[]'::json`, 'starts()');
   const starts = days.map(
     (d) => sql`(select s.usd_value::text from equity_snapshots s where s.key_id = w.key_id and s.day <= ${d}::date order by s.day desc limit 1)`,
   );
-  return sql`json_build_array(${sql.join(starts, sql`, `)})`;
+  return cacheable(sql`json_build_array(${sql.join(starts, sql`, `)})`, `starts(${days.join(',')})`);
 }
 
 /** Daily equity snapshots from `fromDay` on, oldest first. */
 export function snapshotsPart(fromDay: string): BookPart {
-  return sql`coalesce((select json_agg(json_build_object('day', to_char(s.day, 'YYYY-MM-DD'), 'usdValue', s.usd_value::text) order by s.day)
-              from equity_snapshots s where s.key_id = w.key_id and s.day >= ${fromDay}::date), '[]'::json)`;
+  return cacheable(sql`coalesce((select json_agg(json_build_object('day', to_char(s.day, 'YYYY-MM-DD'), 'usdValue', s.usd_value::text) order by s.day)
+              from equity_snapshots s where s.key_id = w.key_id and s.day >= ${fromDay}::date), '[]'::json)`, `snapshots(${fromDay})`);
 }
 
 /** Open futures positions of the book's key (unique partial index on key + coin where open). */
-export const openFuturesPart: BookPart = sql`coalesce((
+export const openFuturesPart: BookPart = cacheable(sql`coalesce((
   select json_agg(json_build_object('coinId', p.coin_id, 'side', p.side, 'entryPrice', p.entry_price::text, 'sizeCoin', p.size_coin::text))
-  from futures_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`;
+  from futures_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`);
 
 /** Open PM positions of the book's key with the backed outcome's YES probability now (null when unreadable). */
 export const openPmPart: BookPart = sql`coalesce((
@@ -137,3 +170,31 @@ export const openPmPart: BookPart = sql`coalesce((
     'outcomeProbability', (select (o->>'probability')::float8 from pm_markets m, jsonb_array_elements(m.outcomes) o
       where m.source = p.source and m.slug = p.event_slug and o->>'externalMarketId' = p.outcome_external_id limit 1)))
   from pm_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`;
+
+/** Open PM positions of the book's key without prices (cacheable); `pmOutcomeProbabilities` marks them. */
+export const openPmHeldPart: BookPart = cacheable(sql`coalesce((
+  select json_agg(json_build_object('side', p.side, 'stakeMusd', p.stake_musd::text, 'sharesMusd', p.shares_musd::text,
+    'source', p.source, 'slug', p.event_slug, 'outcome', p.outcome_external_id))
+  from pm_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`);
+
+export interface HeldPmPart {
+  side: string;
+  stakeMusd: string;
+  sharesMusd: string;
+  source: string;
+  slug: string;
+  outcome: string;
+}
+
+/** The backed outcome's YES probability now for each held position (null when unreadable), in order; one round trip. */
+export async function pmOutcomeProbabilities(db: Queryable, held: HeldPmPart[]): Promise<(number | null)[]> {
+  if (held.length === 0) return [];
+  const wanted = JSON.stringify(held.map((h) => ({ source: h.source, slug: h.slug, outcome: h.outcome })));
+  const rows = await queryRows<{ p: number | null }>(
+    db,
+    sql`select (select (o->>'probability')::float8 from pm_markets m, jsonb_array_elements(m.outcomes) o
+                where m.source = x.v->>'source' and m.slug = x.v->>'slug' and o->>'externalMarketId' = x.v->>'outcome' limit 1) as p
+        from json_array_elements(${wanted}::json) with ordinality as x(v, i) order by x.i`,
+  );
+  return rows.map((r) => (r.p === null ? null : Number(r.p)));
+}

@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.js';
 import { migrate } from './migrate.js';
+import { BookCache, BOOK_CHANGES_CHANNEL } from './book-cache.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -33,6 +34,8 @@ export interface Database {
    * `onListening(true)` again.
    */
   listen(channel: string, onPayload: (payload: string) => void, onListening: (listening: boolean) => void): Promise<() => Promise<void>>;
+  /** Account-read copies (src/storage/book-cache.ts), when this process is its database's only writer. */
+  bookCache: BookCache | null;
   /** Connection pool use (PostgreSQL only; metrics). */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -48,16 +51,30 @@ export interface DatabaseOptions {
    * for tests and diagnostics that count what a request costs.
    */
   onQuery?: (text: string) => void;
+  /**
+   * Keep in-process copies of account reads (src/storage/book-cache.ts). Only for a process
+   * that is the only writer of the database (role `serve`): another process's writes are not seen.
+   */
+  bookCache?: boolean;
+}
+
+const bookCaches = new WeakMap<object, BookCache>();
+
+/** The book cache of the database `db` belongs to; null for a transaction or without one. */
+export function bookCacheOf(db: Queryable): BookCache | null {
+  return bookCaches.get(db) ?? null;
 }
 
 // numeric → string, timestamptz → Date, int8 → string (we never rely on int8 precision).
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const cache = options.bookCache ? new BookCache() : null;
   const database = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolMax ?? 10, options.onQuery)
-    : await openPglite(options.pgliteDir, options.onQuery);
+    ? openPostgres(options.databaseUrl, options.poolMax ?? 10, options.onQuery, cache)
+    : await openPglite(options.pgliteDir, options.onQuery, cache);
   await migrate(database.db);
+  if (cache) bookCaches.set(database.db, cache);
   return database;
 }
 
@@ -75,8 +92,47 @@ function observe(target: object, method: string, onQuery: QueryObserver): void {
   };
 }
 
-function openPostgres(url: string, poolMax: number, onQuery?: QueryObserver): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax, idleTimeoutMillis: 30_000 });
+const NOTICE_PREFIX = `${BOOK_CHANGES_CHANNEL}:`;
+
+/**
+ * Book-change signals of one pooled connection (migration 0017): each NOTICE holds its key
+ * until the connection's transaction ends (ReadyForQuery idle), then drops it for good.
+ */
+async function signalBookChanges(client: pg.PoolClient, cache: BookCache): Promise<void> {
+  let open: string[] = [];
+  const end = () => {
+    const ended = open;
+    open = [];
+    for (const payload of ended) cache.release(payload);
+  };
+  client.on('notice', (notice) => {
+    const text = notice.message ?? '';
+    if (!text.startsWith(NOTICE_PREFIX)) return;
+    const payload = text.slice(NOTICE_PREFIX.length);
+    open.push(payload);
+    cache.hold(payload);
+  });
+  const connection = (client as unknown as { connection: { on(event: 'readyForQuery', listener: (message: { status?: string }) => void): void } }).connection;
+  connection.on('readyForQuery', (message) => {
+    if (message.status === 'I' && open.length > 0) end();
+  });
+  // A connection lost inside a transaction may have committed a change without telling us.
+  const lost = () => {
+    end();
+    cache.clear();
+  };
+  client.on('error', lost);
+  client.on('end', () => (open.length > 0 ? lost() : undefined));
+  await client.query(`select set_config('paper.book_signal', 'notice', false), set_config('client_min_messages', 'notice', false)`);
+}
+
+function openPostgres(url: string, poolMax: number, onQuery?: QueryObserver, cache: BookCache | null = null): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolMax,
+    idleTimeoutMillis: 30_000,
+    ...(cache ? { onConnect: (client: pg.PoolClient) => signalBookChanges(client, cache) } : {}),
+  } as pg.PoolConfig);
   // every statement, the pool's own included, goes through a client's query()
   if (onQuery) pool.on('connect', (client) => observe(client, 'query', onQuery));
   // An idle client losing its connection must not crash the process.
@@ -85,6 +141,7 @@ function openPostgres(url: string, poolMax: number, onQuery?: QueryObserver): Da
   return {
     kind: 'postgres',
     db,
+    bookCache: cache,
     async dedicatedSession() {
       const client = await pool.connect();
       client.on('error', () => undefined);
@@ -166,7 +223,7 @@ function observePglite(client: PGlite, onQuery: QueryObserver): void {
  */
 const PGLITE_START_PARAMS = [...((PGlite as unknown as { defaultStartParams?: string[] }).defaultStartParams ?? []), '-c', 'shared_buffers=32MB'];
 
-async function openPglite(dir: string, onQuery?: QueryObserver): Promise<Database> {
+async function openPglite(dir: string, onQuery?: QueryObserver, cache: BookCache | null = null): Promise<Database> {
   let client: PGlite;
   if (dir === 'memory://') client = new PGlite({ startParams: PGLITE_START_PARAMS });
   else {
@@ -174,11 +231,17 @@ async function openPglite(dir: string, onQuery?: QueryObserver): Promise<Databas
     client = new PGlite(dir, { startParams: PGLITE_START_PARAMS });
   }
   await client.waitReady;
+  if (cache) {
+    // one session: NOTIFY is delivered before the committing statement returns
+    await client.exec(`set paper.book_signal = 'notify'`);
+    await client.listen(BOOK_CHANGES_CHANNEL, (payload) => cache.changed(payload));
+  }
   if (onQuery) observePglite(client, onQuery);
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     kind: 'pglite',
     db,
+    bookCache: cache,
     async dedicatedSession() {
       return null;
     },

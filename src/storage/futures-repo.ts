@@ -1,4 +1,5 @@
 import { and, desc, eq, gte, sql } from 'drizzle-orm';
+import { cacheable, type BookPart } from './book-read-repo.js';
 import { queryRows, type Queryable, type Tx } from './db.js';
 import { futuresEvents, futuresPositions } from './schema.js';
 
@@ -50,6 +51,50 @@ export async function listPositions(db: Queryable, keyId: number, updatedSince: 
     .where(where)
     .orderBy(sql`(${futuresPositions.status} = 'open') desc`, desc(futuresPositions.updatedAt), desc(futuresPositions.id))
     .limit(POSITIONS_LIST_MAX);
+}
+
+/**
+ * listPositions as a part of the key's book read (src/storage/book-read-repo.ts): the same
+ * rows, order and limit; `toPositionRows` gives them the same types.
+ */
+export function positionsPart(updatedSince: Date | null): BookPart {
+  return cacheable(sql`coalesce((select json_agg(r) from (
+    select p.id, p.key_id as "keyId", p.wallet_id as "walletId", p.coin_id as "coinId", p.symbol, p.coin_name as "coinName",
+           p.side, p.status, p.leverage::text as leverage, p.entry_price::text as "entryPrice", p.margin::text as margin,
+           p.size_coin::text as "sizeCoin", p.maintenance_margin_rate::text as "maintenanceMarginRate",
+           p.liquidation_price::text as "liquidationPrice", p.open_fees_unrealized::text as "openFeesUnrealized",
+           p.stop_loss_price::text as "stopLossPrice", p.take_profit_price::text as "takeProfitPrice",
+           p.freshness_at_entry as "freshnessAtEntry", p.exit_price::text as "exitPrice", p.exit_reason as "exitReason",
+           p.realized_pnl::text as "realizedPnl", p.idempotency_key as "idempotencyKey", p.opened_at as "openedAt",
+           p.closed_at as "closedAt", p.created_at as "createdAt", p.updated_at as "updatedAt"
+    from futures_positions p
+    where p.key_id = w.key_id ${updatedSince ? sql`and p.updated_at >= ${updatedSince.toISOString()}::timestamptz` : sql``}
+    order by (p.status = 'open') desc, p.updated_at desc, p.id desc
+    limit ${POSITIONS_LIST_MAX}) r), '[]'::json)`, `positions(${updatedSince?.toISOString() ?? ''})`);
+}
+
+type JsonPositionRow = Omit<FuturesPositionRow, 'openedAt' | 'closedAt' | 'createdAt' | 'updatedAt'> & {
+  openedAt: string;
+  closedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export function toPositionRows(part: unknown): FuturesPositionRow[] {
+  return (part as JsonPositionRow[]).map((r) => ({
+    ...r,
+    id: Number(r.id),
+    openedAt: new Date(r.openedAt),
+    closedAt: r.closedAt === null ? null : new Date(r.closedAt),
+    createdAt: new Date(r.createdAt),
+    updatedAt: new Date(r.updatedAt),
+  }));
+}
+
+/** The open position of one coin as a book part: its side and leverage (null without one). */
+export function openPositionPart(coinId: string): BookPart {
+  return cacheable(sql`(select json_build_object('side', p.side, 'leverage', p.leverage::text)
+    from futures_positions p where p.key_id = w.key_id and p.coin_id = ${coinId} and p.status = 'open')`, `openPosition(${coinId})`);
 }
 
 export async function openPositionsOfKey(db: Queryable, keyId: number): Promise<FuturesPositionRow[]> {

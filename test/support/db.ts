@@ -22,7 +22,7 @@ function withDatabase(url: string, name: string): string {
  * A fresh, migrated database for one test file: an in-memory PGlite, or a new database on
  * the PostgreSQL server named by TEST_DATABASE_URL (dropped afterwards).
  */
-export async function freshDatabase(options: { onQuery?: (text: string) => void } = {}): Promise<TestDatabase> {
+export async function freshDatabase(options: { onQuery?: (text: string) => void; bookCache?: boolean } = {}): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
     const database = await openDatabase({ databaseUrl: null, pgliteDir: 'memory://', ...options });
     return {

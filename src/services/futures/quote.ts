@@ -4,9 +4,9 @@ import type { CoinRef } from '../../domain/coin-ref.js';
 import { buildObservation } from '../../domain/observation.js';
 import { Decimal, STARTING_CASH_MUSD, toWire } from '../../domain/money.js';
 import type { MarketFeed } from '../../marketdata/feed.js';
-import { findWallet } from '../../storage/books-repo.js';
+import { readBook } from '../../storage/book-read-repo.js';
 import type { Queryable } from '../../storage/db.js';
-import { findOpenPosition } from '../../storage/futures-repo.js';
+import { openPositionPart } from '../../storage/futures-repo.js';
 import { readMark } from './mark.js';
 
 export const QUOTE_ENDPOINT = 'POST /api/agent/futures/quote';
@@ -29,10 +29,12 @@ export async function quoteFutures(
   const blockReasons: string[] = read.problem ? [read.problem] : [];
   const terms = read.mark ? openTerms(req.side, read.mark, leverage, margin) : null;
 
-  const [existing, wallet] = await Promise.all([findOpenPosition(db, req.keyId, req.coin.coinId), findWallet(db, req.keyId)]);
+  // the book and the coin's open position in one read (none from the book cache); a key without a book has the starting cash
+  const book = await readBook(db, req.keyId, { position: openPositionPart(req.coin.coinId) });
+  const existing = (book?.parts.position ?? null) as { side: string; leverage: string } | null;
   if (existing && existing.side !== req.side) blockReasons.push('opposite_side_open');
   if (existing && !new Decimal(existing.leverage).eq(leverage)) blockReasons.push('leverage_mismatch');
-  const available = wallet ? wallet.available : STARTING_CASH_MUSD;
+  const available = book ? book.wallet.available : STARTING_CASH_MUSD;
   if (terms && margin.plus(terms.fee).gt(available)) blockReasons.push('insufficient_usdt_balance');
 
   const fee = terms?.fee ?? new Decimal(0);

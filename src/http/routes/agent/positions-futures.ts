@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { readMark } from '../../../services/futures/mark.js';
 import { positionView } from '../../../services/futures/view.js';
-import { listPositions, POSITIONS_LIST_MAX } from '../../../storage/futures-repo.js';
+import { readBook } from '../../../storage/book-read-repo.js';
+import { POSITIONS_LIST_MAX, positionsPart, toPositionRows } from '../../../storage/futures-repo.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, DateTime, Nullable } from '../../schemas.js';
 import { FuturesPositionSchema } from './futures-schemas.js';
@@ -30,7 +31,9 @@ export function positionsFuturesRoute(ctx: AppContext): FastifyPluginAsyncTypebo
       async (request) => {
         const nowMs = ctx.clock.now();
         const since = request.query.updatedSince ? new Date(request.query.updatedSince) : null;
-        const rows = await listPositions(ctx.database.db, request.agentKey!.keyId, since);
+        // a book part: one round trip, or none from the book cache (a key without a book has no positions)
+        const book = await readBook(ctx.database.db, request.agentKey!.keyId, { positions: positionsPart(since) });
+        const rows = book ? toPositionRows(book.parts.positions) : [];
         const marks = new Map<string, ReturnType<typeof readMark>>();
         const positions = rows.map((row) => {
           if (row.status !== 'open') return positionView(row);

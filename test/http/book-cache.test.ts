@@ -1,0 +1,192 @@
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forcePmResolution } from '../../src/pm/api.js';
+import { sweepFuturesRisk } from '../../src/services/futures/risk-sweep.js';
+import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
+import { pmMarkets } from '../../src/storage/schema.js';
+import { snapshotEquity } from '../../src/workers/equity-snapshots.js';
+import { matchRestingOrders } from '../../src/workers/spot-matching.js';
+import { bearer } from '../support/app.js';
+import { freshDatabase } from '../support/db.js';
+import { createPmApp, type PmTestApp } from '../support/pm-app.js';
+
+/**
+ * The book cache (src/storage/book-cache.ts) never answers stale: after every kind of write —
+ * whatever code path makes it (routes, jobs) — each account read answers exactly what a read
+ * straight from the database answers at that moment (the cache cleared), and it does serve
+ * repeated reads from memory.
+ */
+let t: PmTestApp;
+let key: string;
+let seq = 0;
+const ik = () => `bc-${(seq += 1)}`;
+
+const READS = [
+  '/api/agent/portfolio',
+  '/api/agent/wallet',
+  '/api/agent/wallet?coinId=1',
+  '/api/agent/wallet?coinId=1027',
+  '/api/agent/trades',
+  '/api/agent/trades?venue=futures&limit=5',
+  '/api/agent/equity-curve',
+  '/api/agent/equity-curve?granularity=realized',
+  '/api/agent/positions/futures',
+];
+/** blocked (opposite_side_open) while a long 1027 position is open */
+const QUOTE = { coinId: '1027', side: 'short', leverage: 5, marginMusd: 100 };
+
+beforeAll(async () => {
+  const testDb = await freshDatabase({ bookCache: true });
+  t = await createPmApp({ testDb, config: { agentRpm: 1_000_000, tradeWpm: 1_000_000 } });
+  t.market.set('1', 50_000, t.clock.now());
+  t.market.set('1027', 3_000, t.clock.now());
+  ({ key } = await t.newKey());
+}, 180_000);
+afterAll(async () => {
+  await t?.close();
+  await t?.testDb.drop();
+});
+
+const cache = () => t.ctx.database.bookCache!;
+
+async function readAll(): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const url of READS) {
+    const res = await t.app.inject({ method: 'GET', url, headers: bearer(key) });
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    out[url] = JSON.parse(res.body);
+  }
+  const quote = await t.app.inject({ method: 'POST', url: '/api/agent/futures/quote', headers: bearer(key), payload: QUOTE });
+  expect(quote.statusCode, quote.body).toBe(200);
+  out.quote = JSON.parse(quote.body);
+  return out;
+}
+
+/** Reads through the cache, then straight from the database: the same answers. Returns them. */
+async function expectFresh(): Promise<Record<string, unknown>> {
+  const cached = await readAll();
+  cache().clear();
+  const direct = await readAll();
+  expect(cached).toEqual(direct);
+  return direct;
+}
+
+async function write(url: string, payload?: object, status = 200): Promise<any> {
+  const res = await t.app.inject({ method: 'POST', url, headers: bearer(key), ...(payload ? { payload } : {}) });
+  expect(res.statusCode, res.body).toBe(status);
+  return JSON.parse(res.body);
+}
+
+/** Warms the cache, runs the write, and checks every read afterwards against the database. */
+async function afterWrite(work: () => Promise<unknown>, changes: string[]): Promise<void> {
+  const before = await expectFresh();
+  await readAll(); // every read now cached
+  await work();
+  const after = await expectFresh();
+  for (const url of changes) expect(after[url], `${url} should change`).not.toEqual(before[url]);
+}
+
+describe('book cache', () => {
+  it('serves repeated reads from memory (no round trip)', async () => {
+    await readAll();
+    const hits = cache().hits;
+    await readAll();
+    expect(cache().hits - hits).toBeGreaterThanOrEqual(READS.length);
+  });
+
+  it('spot market buy and sell', async () => {
+    await afterWrite(() => write('/api/agent/spot/order', { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1, idempotencyKey: ik() }), [
+      '/api/agent/portfolio',
+      '/api/agent/wallet?coinId=1',
+    ]);
+    await afterWrite(() => write('/api/agent/spot/order', { coinId: '1', side: 'sell', orderType: 'market', quantity: 0.05, idempotencyKey: ik() }), [
+      '/api/agent/wallet?coinId=1',
+      '/api/agent/trades',
+    ]);
+  });
+
+  it('resting limit order placed, cancelled, and filled by the matcher job', async () => {
+    const placed = await (async () => {
+      let body: any;
+      await afterWrite(async () => {
+        body = await write('/api/agent/spot/order', { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.01, limitPrice: 40_000, idempotencyKey: ik() });
+      }, ['/api/agent/portfolio', '/api/agent/wallet']);
+      return body;
+    })();
+    await afterWrite(() => write(`/api/agent/spot/order/${placed.restingOrderId}/cancel`), ['/api/agent/portfolio', '/api/agent/wallet']);
+    await afterWrite(() => write('/api/agent/spot/order', { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.01, limitPrice: 49_000, idempotencyKey: ik() }), [
+      '/api/agent/portfolio',
+    ]);
+    await afterWrite(async () => {
+      t.clock.advance(10_000);
+      t.market.set('1', 48_000, t.clock.now());
+      expect((await matchRestingOrders(t.ctx.database, t.market, t.clock.now())).filled).toBeGreaterThanOrEqual(1);
+    }, ['/api/agent/portfolio', '/api/agent/wallet?coinId=1']);
+  });
+
+  it('futures open, add, SL/TP, partial close, close', async () => {
+    let positionId = 0;
+    await afterWrite(async () => {
+      positionId = (await write('/api/agent/futures/open', { coinId: '1027', side: 'long', leverage: 5, marginMusd: 100, idempotencyKey: ik() }, 201)).position.id;
+    }, ['/api/agent/positions/futures', '/api/agent/wallet', 'quote']);
+    await afterWrite(() => write('/api/agent/futures/open', { coinId: '1027', side: 'long', leverage: 5, marginMusd: 50, idempotencyKey: ik() }), [
+      '/api/agent/positions/futures',
+    ]);
+    await afterWrite(() => write('/api/agent/futures/sl-tp', { positionId, stopLossPrice: 2_500, takeProfitPrice: 3_600 }), ['/api/agent/positions/futures']);
+    await afterWrite(() => write('/api/agent/futures/close', { positionId, fraction: 0.5, idempotencyKey: ik() }), [
+      '/api/agent/positions/futures',
+      '/api/agent/trades?venue=futures&limit=5',
+    ]);
+    await afterWrite(() => write('/api/agent/futures/close', { positionId, idempotencyKey: ik() }), ['/api/agent/positions/futures', 'quote']);
+  });
+
+  it('futures liquidation by the risk job', async () => {
+    t.market.set('1', 50_000, t.clock.now());
+    await write('/api/agent/futures/open', { coinId: '1', side: 'long', leverage: 10, marginMusd: 100, idempotencyKey: ik() }, 201);
+    await afterWrite(async () => {
+      t.clock.advance(10_000);
+      t.market.set('1', 40_000, t.clock.now());
+      expect((await sweepFuturesRisk(t.ctx.database.db, t.market, t.clock.now())).liquidation).toBeGreaterThanOrEqual(1);
+    }, ['/api/agent/positions/futures', '/api/agent/trades?venue=futures&limit=5']);
+    t.market.set('1', 50_000, t.clock.now());
+  });
+
+  it('PM open, a price move (never cached), and settlement by the job', async () => {
+    const rows = await t.ctx.database.db.select().from(pmMarkets);
+    const m = rows.find((r) => (r.source === 'polymarket' || r.source === 'kalshi') && r.kind === 'binary' && r.status === 'open' && !r.resolutionState
+      && (r.outcomes as { probability: number }[])[0]!.probability > 10 && (r.outcomes as { probability: number }[])[0]!.probability < 90)!;
+    const outcome = (m.outcomes as { externalMarketId: string }[])[0]!.externalMarketId;
+    await afterWrite(() => write('/api/agent/pm/open', { source: m.source, slug: m.slug, outcomeExternalMarketId: outcome, stakeMusd: 100, idempotencyKey: ik() }, 201), [
+      '/api/agent/portfolio',
+      '/api/agent/wallet',
+    ]);
+    // the market moves: pm_markets is no book table, so the portfolio must price it per request
+    await afterWrite(async () => {
+      const now = (await t.ctx.database.db.select().from(pmMarkets).where(and(eq(pmMarkets.source, m.source), eq(pmMarkets.slug, m.slug))))[0]!;
+      const outcomes = (now.outcomes as { externalMarketId: string; probability: number }[]).map((o) =>
+        o.externalMarketId === outcome ? { ...o, probability: o.probability > 50 ? o.probability - 7 : o.probability + 7 } : o,
+      );
+      await t.ctx.database.db.update(pmMarkets).set({ outcomes }).where(and(eq(pmMarkets.source, m.source), eq(pmMarkets.slug, m.slug)));
+    }, ['/api/agent/portfolio']);
+    await afterWrite(async () => {
+      expect(await forcePmResolution(t.ctx.database, t.clock, { source: m.source, slug: m.slug, winnerExternalMarketId: outcome })).toBe(true);
+      expect(await settlePmPositions(t.ctx.database, t.clock.now())).toBeGreaterThanOrEqual(1);
+    }, ['/api/agent/portfolio', '/api/agent/wallet', '/api/agent/trades']);
+  });
+
+  it('the equity snapshot job (a set-wide write)', async () => {
+    // yesterday's snapshot: the start of the portfolio's 24h window and a point of the curve
+    await afterWrite(() => snapshotEquity(t.ctx.database, t.market, t.clock.now() - 86_400_000), ['/api/agent/portfolio', '/api/agent/equity-curve']);
+  });
+
+  it('reads racing writes never leave a stale copy', async () => {
+    t.market.set('1', 50_000, t.clock.now());
+    const jobs: Promise<unknown>[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      jobs.push(t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: bearer(key), payload: { coinId: '1', side: i % 2 ? 'sell' : 'buy', orderType: 'market', quantity: 0.001, idempotencyKey: ik() } }));
+      for (const url of READS) jobs.push(t.app.inject({ method: 'GET', url, headers: bearer(key) }));
+    }
+    await Promise.all(jobs);
+    await expectFresh();
+  });
+});
