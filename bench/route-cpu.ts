@@ -129,9 +129,12 @@ try {
       : scenario.needsKey
         ? keys.map((k) => ({ method: scenario.method, path: scenario.path, headers: { authorization: `Bearer ${k}` } }))
         : [{ method: scenario.method, path: scenario.path }];
+    const first = requests[0]!;
+    const sample = await fetch(`${baseUrl}${first.path}`, { method: first.method, headers: first.headers as Record<string, string> });
+    const bytes = (await sample.arrayBuffer()).byteLength;
     const m = await cpuPerRequest(service.pid, baseUrl, requests, idle);
     const note = m.non2xx + m.errors > 0 ? `  (${m.non2xx} non-2xx, ${m.errors} errors)` : '';
-    console.log(`${name.padEnd(18)} ${m.us.toFixed(1).padStart(7)} µs/req  ×${(m.us / c.us).toFixed(2)}  ${Math.round(m.reqPerSec)} req/s  p99 ${m.p99} ms${note}`);
+    console.log(`${name.padEnd(18)} ${m.us.toFixed(1).padStart(7)} µs/req  ×${(m.us / c.us).toFixed(2)}  ${Math.round(m.reqPerSec)} req/s  p99 ${m.p99} ms  ${(bytes / 1024).toFixed(1)} KB${note}`);
   }
 } finally {
   await stopChild(ceiling);

@@ -100,10 +100,8 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     const id = uuidv7(startedAtMs);
     const ledgerStatus = note.ledgerStatus ?? (status >= 500 ? 'error' : status >= 400 ? 'rejected' : 'success');
     const traced = Boolean(trace && (trace.runId || trace.decisionId));
-    const responseSummary =
-      traced && note.observation !== undefined
-        ? { ...(sanitize(parsed) as object), observation: note.observation }
-        : sanitize(parsed);
+    const summary = request.ledgerSummary !== undefined ? request.ledgerSummary : sanitize(parsed);
+    const responseSummary = traced && note.observation !== undefined ? { ...(summary as object), observation: note.observation } : summary;
     ctx.ledger.enqueue({
       id,
       keyId: key.keyId,
