@@ -4,7 +4,8 @@
  * (`node --import tsx src/main.ts <role>`, PostgreSQL by default) like `npm run bench`, sends a
  * fixed number of requests per scenario with autocannon and reads the server process's CPU time
  * (`/proc/<pid>/stat`, user + system) before and after; the service's idle CPU over the same time
- * is subtracted. Prints CPU µs per request and its ratio to the ceiling's.
+ * is subtracted. Prints CPU µs per request and its ratio to the ceiling's, and the CPU per request of
+ * the database backends (PostgreSQL) and of the load generator itself (this process).
  *
  * Settings: ROUTE_CPU_SCENARIOS (default: the in-memory and cached reads), ROUTE_CPU_REQUESTS
  * (20,000), ROUTE_CPU_CONNECTIONS (20), ROUTE_CPU_ENGINE (postgres | pglite), ROUTE_CPU_ROLE
@@ -14,7 +15,7 @@
  */
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,16 +47,52 @@ function start(label: string, args: string[], env: NodeJS.ProcessEnv, cwd = repo
   return startChild(label, process.execPath, args, { cwd, env, logFile: join(logsDir, `${label}.log`) });
 }
 
-/** CPU µs of `pid` per request for `amount` requests of the cycle `requests`, minus idle CPU. */
-async function cpuPerRequest(pid: number, url: string, requests: autocannon.Request[], idleUsPerMs: number) {
+/** The PostgreSQL backends serving database `name` (their CPU is the database's share of a request). */
+function backendsOf(name: string | null): number[] {
+  if (!name) return [];
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(` ${name} `)) pids.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+const cpuOf = (pids: number[]) =>
+  pids.reduce((sum, pid) => {
+    try {
+      return sum + cpuUs(pid);
+    } catch {
+      return sum;
+    }
+  }, 0);
+
+/** CPU µs of `pid` (minus its idle CPU), of the database backends and of this load generator, per request. */
+async function cpuPerRequest(pid: number, url: string, requests: autocannon.Request[], idleUsPerMs: number, dbName: string | null = null) {
   await autocannon({ url, connections, amount: Math.min(4000, amount), requests }); // warm-up
+  const backends = backendsOf(dbName);
   const cpu0 = cpuUs(pid);
+  const db0 = cpuOf(backends);
+  const client0 = process.cpuUsage();
   const t0 = Date.now();
   const result = await autocannon({ url, connections, amount, requests });
   const elapsedMs = Date.now() - t0;
+  const client = process.cpuUsage(client0);
   const used = cpuUs(pid) - cpu0 - idleUsPerMs * elapsedMs;
   const done = result.totalCompletedRequests ?? result.requests.total;
-  return { us: used / done, reqPerSec: (done * 1000) / elapsedMs, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return {
+    us: used / done,
+    dbUs: (cpuOf(backends) - db0) / done,
+    clientUs: (client.user + client.system) / done,
+    reqPerSec: (done * 1000) / elapsedMs,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 async function idleRate(pid: number, ms = 2000): Promise<number> {
@@ -132,9 +169,9 @@ async function measureService(dir: string, ceilingUs: number): Promise<[string, 
       const first = requests[0]!;
       const sample = await fetch(`${baseUrl}${first.path}`, { method: first.method, headers: first.headers as Record<string, string> });
       const bytes = (await sample.arrayBuffer()).byteLength;
-      const m = await cpuPerRequest(service.pid, baseUrl, requests, idle);
+      const m = await cpuPerRequest(service.pid, baseUrl, requests, idle, database?.name ?? null);
       const note = m.non2xx + m.errors > 0 ? `  (${m.non2xx} non-2xx, ${m.errors} errors)` : '';
-      const text = `${m.us.toFixed(1).padStart(7)} µs/req  ×${(m.us / ceilingUs).toFixed(2)}  ${Math.round(m.reqPerSec)} req/s  p99 ${m.p99} ms`;
+      const text = `${m.us.toFixed(1).padStart(7)} µs/req  ×${(m.us / ceilingUs).toFixed(2)}  db ${m.dbUs.toFixed(0)} µs  client ${m.clientUs.toFixed(0)} µs  ${Math.round(m.reqPerSec)} req/s  p99 ${m.p99} ms`;
       const best = out.find(([n]) => n === name);
       if (!best) out.push([name, text, m.us]);
       else if (m.us < best[2]) Object.assign(best, [name, text, m.us]);
@@ -159,7 +196,7 @@ const table = new Map<string, string[]>();
 try {
   await waitReady(ceiling, `http://127.0.0.1:${ceilingPort}/`);
   const c = await cpuPerRequest(ceiling.pid, `http://127.0.0.1:${ceilingPort}`, [{ method: 'GET', path: '/' }], 0);
-  console.log(`${'ceiling'.padEnd(18)} ${c.us.toFixed(1).padStart(7)} µs/req  ×1.00  ${Math.round(c.reqPerSec)} req/s  p99 ${c.p99} ms`);
+  console.log(`${'ceiling'.padEnd(18)} ${c.us.toFixed(1).padStart(7)} µs/req  ×1.00  client ${c.clientUs.toFixed(0)} µs  ${Math.round(c.reqPerSec)} req/s  p99 ${c.p99} ms`);
   await stopChild(ceiling);
 
   for (const dir of serviceDirs) {
