@@ -9,7 +9,7 @@ import { declareFrameworkErrors } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
 import { installAgentAuth } from './http/plugins/auth.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/plugins/errors.js';
-import { loggerOptions } from './http/logging.js';
+import { loggerOptions, requestLoggerFactory } from './http/logging.js';
 import { installLedger } from './http/plugins/ledger.js';
 import { installMetrics } from './http/plugins/metrics.js';
 import { installResponseCheck } from './http/plugins/response-check.js';
@@ -92,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: loggerOptions(config, deps.logStream),
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     // Longer parameters answer the envelope from frameworkErrors instead of reaching a route.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -138,9 +139,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   app.decorate('ctx', ctx);
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    return payload;
+    done(null, payload);
   });
   // Before auth (its channel mark must be set on calls auth refuses) and before the routes (tools derive from their schemas).
   installMcp(app, ctx);

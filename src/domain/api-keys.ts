@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/canonical-json.js';
 
 export const SCOPES = ['read', 'trade:spot', 'trade:futures', 'trade:pm'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -22,7 +22,7 @@ export function formatKey(random: Uint8Array): string {
 
 /** Only this digest is stored; the raw key is shown once. */
 export function hashKey(rawKey: string): string {
-  return createHash('sha256').update(rawKey).digest('hex');
+  return sha256Hex(rawKey);
 }
 
 /** A short, non-secret label for listings (the prefix plus a few characters). */

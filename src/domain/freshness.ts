@@ -1,3 +1,5 @@
+import { isoAt } from '../util/iso-time.js';
+
 /** Freshness of a price-bearing read (contract supplement 1.0 and 3.6). */
 export interface Freshness {
   asOf: string | null;
@@ -17,7 +19,7 @@ export function spotFreshness(asOfMs: number | null, nowMs: number): Freshness {
   if (asOfMs === null) return { asOf: null, ageSeconds: null, status: 'unknown' };
   const ageSeconds = Math.max(0, Math.round((nowMs - asOfMs) / 1000));
   return {
-    asOf: new Date(asOfMs).toISOString(),
+    asOf: isoAt(asOfMs),
     ageSeconds,
     status: ageSeconds <= SPOT_STALE_AFTER_SECONDS ? 'fresh' : 'stale',
   };
@@ -27,5 +29,5 @@ export function pmFreshness(asOfMs: number | null, nowMs: number, basis: NonNull
   if (asOfMs === null) return { asOf: null, ageMinutes: null, status: 'unknown', basis: 'unknown' };
   const ageMinutes = Math.max(0, Math.round(((nowMs - asOfMs) / 60_000) * 10) / 10);
   const status = ageMinutes < PM_LAGGING_FROM_MINUTES ? 'fresh' : ageMinutes < PM_STALE_FROM_MINUTES ? 'lagging' : 'stale';
-  return { asOf: new Date(asOfMs).toISOString(), ageMinutes, status, basis };
+  return { asOf: isoAt(asOfMs), ageMinutes, status, basis };
 }

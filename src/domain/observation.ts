@@ -1,4 +1,5 @@
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
+import { isoAt } from '../util/iso-time.js';
 import type { Freshness } from './freshness.js';
 
 export const OBSERVATION_SCHEMA = 'svc.agentObservation.v1';
@@ -34,8 +35,8 @@ export function buildObservation(input: ObservationInput): Observation {
     schema: OBSERVATION_SCHEMA,
     endpoint: input.endpoint,
     source: input.source,
-    observedAt: new Date(input.observedAtMs).toISOString(),
-    sourceAsOf: input.sourceAsOfMs === null ? null : new Date(input.sourceAsOfMs).toISOString(),
+    observedAt: isoAt(input.observedAtMs),
+    sourceAsOf: input.sourceAsOfMs === null ? null : isoAt(input.sourceAsOfMs),
     freshness: input.freshness,
     inputs: input.inputs,
     dataset: input.dataset ?? {},

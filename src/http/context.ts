@@ -75,5 +75,7 @@ declare module 'fastify' {
     ledgerChannel?: 'mcp';
     /** The response as the handler built it (before serialization), for the ledger summary. */
     ledgerResponse?: unknown;
+    /** `sanitize(ledgerResponse)`, when the route made it already (a cached answer's summary). */
+    ledgerSummary?: unknown;
   }
 }

@@ -47,10 +47,20 @@ export function answerNotModified(request: FastifyRequest, reply: FastifyReply, 
 
 /**
  * Sends pre-serialized JSON, bypassing the route's serializer (the text must have the schema's
- * shape). Returns the reply typed `never`, so a handler with a typed response can return it.
+ * shape). A Buffer goes out as it is: a cached body is encoded once, not on every send.
+ * Returns the reply typed `never`, so a handler with a typed response can return it.
  */
-export function sendJsonText(reply: FastifyReply, text: string): never {
+export function sendJsonText(reply: FastifyReply, text: string | Buffer): never {
   return reply.type('application/json; charset=utf-8').send(text) as never;
+}
+
+/** `head` (a cached JSON text without its closing brace, as bytes) followed by `tail`. */
+export function jsonBytes(head: Buffer, tail: string): Buffer {
+  const tailBytes = Buffer.byteLength(tail);
+  const out = Buffer.allocUnsafe(head.length + tailBytes);
+  head.copy(out, 0);
+  out.write(tail, head.length, tailBytes, 'utf8');
+  return out;
 }
 
 const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);

@@ -1,5 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import pino, { type DestinationStream, type LoggerOptions } from 'pino';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from '../config/env.js';
 import { sqlStateOf } from '../storage/sql-state.js';
 
@@ -113,4 +113,66 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>, destination?: De
     },
     stream: cappedStream(destination ?? stdoutDestination()),
   };
+}
+
+type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type LogMethod = (...args: unknown[]) => void;
+
+/**
+ * A request's logger, made on its first line: Fastify gives every request a child logger (its
+ * reqId binding), and at the default level almost no request writes one. A call at a disabled
+ * level stays a no-op; the first enabled one makes the child, which writes exactly as before.
+ */
+class LazyRequestLogger {
+  private made: FastifyBaseLogger | null = null;
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+  ) {}
+
+  private get logger(): FastifyBaseLogger {
+    return (this.made ??= this.parent.child(this.bindings));
+  }
+
+  private write(level: LevelName, args: unknown[]): void {
+    if (this.made === null && !(this.parent as pino.Logger).isLevelEnabled(level)) return;
+    (this.logger[level] as LogMethod)(...args);
+  }
+
+  get level(): string {
+    return (this.made ?? this.parent).level;
+  }
+  set level(level: string) {
+    this.logger.level = level;
+  }
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.logger.child(bindings, options);
+  }
+  silent(): void {}
+  fatal(...args: unknown[]): void {
+    this.write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.write('trace', args);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: lazy request loggers; a route's own level or serializers get a child at once. */
+export function requestLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  if (options.level !== undefined || options.serializers !== undefined || typeof (logger as Partial<pino.Logger>).isLevelEnabled !== 'function') {
+    return logger.child(bindings, options);
+  }
+  return new LazyRequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
 }

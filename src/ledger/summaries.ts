@@ -3,6 +3,17 @@ const MAX_STRING = 200;
 const MAX_ITEMS = 5;
 const MAX_DEPTH = 3;
 
+// Field names repeat (they are the routes' schemas): each is tested against SECRET_FIELD once.
+const secretByName = new Map<string, boolean>();
+function isSecretField(name: string): boolean {
+  let secret = secretByName.get(name);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(name);
+    if (secretByName.size < 10_000) secretByName.set(name, secret); // caller-chosen names must not grow it without bound
+  }
+  return secret;
+}
+
 /**
  * A bounded, secret-free copy of a request or response for the private ledger: strings
  * are cut, arrays keep their first items and their length, deep objects are elided.
@@ -18,9 +29,9 @@ export function sanitize(value: unknown, depth = 0): unknown {
   if (typeof value === 'object') {
     if (depth >= MAX_DEPTH) return '{…}';
     const out: Record<string, unknown> = {};
-    for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-      if (SECRET_FIELD.test(key)) continue;
-      out[key] = sanitize(inner, depth + 1);
+    for (const key of Object.keys(value)) {
+      if (isSecretField(key)) continue;
+      out[key] = sanitize((value as Record<string, unknown>)[key], depth + 1);
     }
     return out;
   }

@@ -13,12 +13,14 @@ export const CHANNEL_HEADER = 'x-paper-arena-internal-channel';
  */
 export function installInternalChannel(app: FastifyInstance): Record<string, string> {
   const secret = Buffer.from(`mcp:${randomBytes(24).toString('base64url')}`);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const presented = request.headers[CHANNEL_HEADER];
-    if (presented === undefined) return;
-    delete request.headers[CHANNEL_HEADER];
-    const given = Buffer.from(String(presented));
-    if (given.length === secret.length && timingSafeEqual(given, secret)) request.ledgerChannel = 'mcp';
+    if (presented !== undefined) {
+      delete request.headers[CHANNEL_HEADER];
+      const given = Buffer.from(String(presented));
+      if (given.length === secret.length && timingSafeEqual(given, secret)) request.ledgerChannel = 'mcp';
+    }
+    done();
   });
   return { [CHANNEL_HEADER]: secret.toString() };
 }

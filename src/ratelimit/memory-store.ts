@@ -5,7 +5,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private readonly counters = new Map<string, { index: number; count: number }>();
   private sweepAt = 0;
 
-  async hit(bucket: string, windowMs: number, nowMs: number): Promise<WindowHit> {
+  hit(bucket: string, windowMs: number, nowMs: number): WindowHit {
     const { index, resetAtMs } = windowOf(nowMs, windowMs);
     this.sweep(nowMs, windowMs);
     const entry = this.counters.get(bucket);

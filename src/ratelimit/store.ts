@@ -7,7 +7,8 @@ export interface WindowHit {
 
 /** Fixed-window counters: one atomic increment per hit, so concurrent callers are counted exactly. */
 export interface RateLimitStore {
-  hit(bucket: string, windowMs: number, nowMs: number): Promise<WindowHit>;
+  /** An in-process store may answer synchronously (no promise, no microtask per request). */
+  hit(bucket: string, windowMs: number, nowMs: number): WindowHit | Promise<WindowHit>;
   close(): Promise<void>;
 }
 

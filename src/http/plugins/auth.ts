@@ -1,14 +1,18 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Scope } from '../../domain/api-keys.js';
 import { hashKey, looksLikeKey } from '../../domain/api-keys.js';
 import { findActiveKeyByHash } from '../../storage/keys-repo.js';
 import type { AppContext, AuthedKey } from '../context.js';
 import { ApiError } from '../errors.js';
-import { applyKeyBudgets } from './rate-limit.js';
+import { keyBudgets, type HookDone } from './rate-limit.js';
+import { addRouteHook } from './route-hooks.js';
+
+const BEARER = /^Bearer\s+(.+)$/i;
 
 export function presentedKey(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header === 'string' && header.length > 0) {
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+    const match = BEARER.exec(header.trim());
     return match ? match[1]!.trim() : '';
   }
   const apiKey = request.headers['x-api-key'];
@@ -33,21 +37,40 @@ export async function resolveKey(ctx: AppContext, keyHash: string): Promise<Auth
   return key;
 }
 
-/** Resolves the key of every scoped route, applies its budgets, then checks the route's scope (contract §5). */
+const invalidKey = () => new ApiError(401, 'unauthorized', 'the API key is invalid or revoked');
+
+/**
+ * Resolves the key of every scoped route, applies its budgets, then checks the route's scope
+ * (contract §5). The hook is attached to the scoped routes only, with their budgets and scope
+ * fixed at registration; a cached key is admitted without leaving the call stack.
+ */
 export function installAgentAuth(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const scope = request.routeOptions.config.scope;
+  app.addHook('onRoute', (route) => {
+    const scope = route.config?.scope;
     if (!scope) return;
-    const raw = presentedKey(request);
-    if (raw === null) throw new ApiError(401, 'unauthorized', 'an API key is required: send Authorization: Bearer <key> or X-API-Key');
-    if (!looksLikeKey(raw)) throw new ApiError(401, 'unauthorized', 'the API key is malformed');
-    const key = await resolveKey(ctx, hashKey(raw));
-    if (!key) throw new ApiError(401, 'unauthorized', 'the API key is invalid or revoked');
-    request.agentKey = key;
-    // Budgets count every identified call, including those refused for scope.
-    await applyKeyBudgets(ctx, request, reply);
-    if (scope !== 'any' && !key.scopes.includes(scope)) {
-      throw new ApiError(403, 'insufficient_scope', `this call needs the "${scope}" scope`, { requiredScope: scope });
-    }
+    const consumeBudgets = keyBudgets(ctx, Boolean(route.config?.tradeWrite));
+    const admit = (request: FastifyRequest, reply: FastifyReply, key: AuthedKey, done: HookDone): void => {
+      request.agentKey = key;
+      // Budgets count every identified call, including those refused for scope.
+      consumeBudgets(reply, key.keyId, (error) => (error ? done(error) : done(scopeRefusal(key, scope))));
+    };
+    const hook: onRequestHookHandler = (request, reply, done) => {
+      const raw = presentedKey(request);
+      if (raw === null) throw new ApiError(401, 'unauthorized', 'an API key is required: send Authorization: Bearer <key> or X-API-Key');
+      if (!looksLikeKey(raw)) throw new ApiError(401, 'unauthorized', 'the API key is malformed');
+      const keyHash = hashKey(raw);
+      const cached = ctx.keyCache.get(keyHash, ctx.clock.now());
+      if (cached) return admit(request, reply, cached, done);
+      resolveKey(ctx, keyHash).then(
+        (key) => (key ? admit(request, reply, key, done) : done(invalidKey())),
+        (error: Error) => done(error),
+      );
+    };
+    addRouteHook(route, 'onRequest', hook);
   });
+}
+
+function scopeRefusal(key: AuthedKey, scope: Scope | 'any'): ApiError | undefined {
+  if (scope === 'any' || key.scopes.includes(scope)) return undefined;
+  return new ApiError(403, 'insufficient_scope', `this call needs the "${scope}" scope`, { requiredScope: scope });
 }

@@ -1,10 +1,20 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyContextConfig,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  preSerializationHookHandler,
+} from 'fastify';
 import { LedgerIdBlocks } from '../../ledger/id-blocks.js';
 import { sanitize } from '../../ledger/summaries.js';
 import { reserveLedgerIdBlock } from '../../storage/ledger-repo.js';
 import { uuidv7 } from '../../util/ids.js';
 import type { AppContext, TraceFields } from '../context.js';
 import { invalidRequest } from '../errors.js';
+import { addRouteHook } from './route-hooks.js';
 
 export const TRACE_HEADERS = {
   runId: 'x-service-run-id',
@@ -49,19 +59,20 @@ function traceFromBody(body: unknown): Partial<TraceFields> | null {
 /**
  * Turns every keyed /api/agent/* call into a private ledger row (contract §2.10, §5 rule 7).
  * The row id is assigned here, before persistence; the row is written later in a batch.
+ * The hooks are attached to the keyed routes only (after the key check), never run elsewhere.
  */
 export function installLedger(app: FastifyInstance, ctx: AppContext): void {
   const ids = new LedgerIdBlocks(() => reserveLedgerIdBlock(ctx.database.db));
   app.addHook('onReady', async () => {
     await ids.refill();
   });
-  app.addHook('onRequest', async (request) => {
-    if (!request.routeOptions.config.scope) return;
+  const start: onRequestHookHandler = (request, _reply, done) => {
     request.startedAtMs = ctx.clock.now();
     request.trace = traceFromHeaders(request);
-  });
+    done();
+  };
 
-  app.addHook('preHandler', async (request) => {
+  const traceBody: preHandlerHookHandler = (request, _reply, done) => {
     const fromBody = traceFromBody(request.body);
     if (fromBody && request.trace) {
       request.trace = {
@@ -72,19 +83,19 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
         rationaleSummary: fromBody.rationaleSummary ?? null,
       };
     }
-  });
+    done();
+  };
 
   // The summary is built from the object the handler (or error handler) answered, never by
   // parsing the serialized response; routes that send pre-serialized text set it themselves.
-  app.addHook('preSerialization', (request, _reply, payload, done) => {
+  const keepResponse: preSerializationHookHandler<unknown> = (request, _reply, payload, done) => {
     if (request.agentKey && request.ledgerResponse === undefined) request.ledgerResponse = payload;
     done(null, payload);
-  });
+  };
 
-  app.addHook('onSend', (request, reply, payload, done) => {
+  const record = (request: FastifyRequest, reply: FastifyReply, config: FastifyContextConfig, endpoint: string): void => {
     const key = request.agentKey;
-    const config = request.routeOptions.config;
-    if (!key || !config.scope) return done(null, payload);
+    if (!key) return;
     const note = request.ledgerNote ?? {};
     const status = reply.statusCode;
     const completedAtMs = ctx.clock.now();
@@ -96,16 +107,14 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     const seq = ids.take();
     const ledgerStatus = note.ledgerStatus ?? (status >= 500 ? 'error' : status >= 400 ? 'rejected' : 'success');
     const traced = Boolean(trace && (trace.runId || trace.decisionId));
-    const responseSummary =
-      traced && note.observation !== undefined
-        ? { ...(sanitize(parsed) as object), observation: note.observation }
-        : sanitize(parsed);
+    const summary = request.ledgerSummary !== undefined ? request.ledgerSummary : sanitize(parsed);
+    const responseSummary = traced && note.observation !== undefined ? { ...(summary as object), observation: note.observation } : summary;
     ctx.ledger.enqueue({
       id,
       ...(seq !== null ? { seq } : {}),
       keyId: key.keyId,
       method: request.method,
-      endpoint: request.routeOptions.url ?? request.url.split('?')[0]!,
+      endpoint,
       venue: note.venue ?? config.ledger?.venue ?? null,
       eventType: config.ledger?.eventType ?? 'read',
       statusCode: status,
@@ -136,6 +145,19 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
       if (seq !== null) reply.header('X-Service-Ledger-Event-Id', String(seq));
       reply.header('X-Service-Ledger-Status', ledgerStatus);
     }
-    done(null, payload);
+  };
+
+  app.addHook('onRoute', (route) => {
+    const config = route.config;
+    if (!config?.scope) return;
+    const endpoint = route.url;
+    addRouteHook(route, 'onRequest', start);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) addRouteHook(route, 'preHandler', traceBody);
+    addRouteHook(route, 'preSerialization', keepResponse);
+    addRouteHook(route, 'onSend', ((request, reply, payload, done) => {
+      record(request, reply, config, endpoint);
+      done(null, payload);
+    }) satisfies onSendHookHandler);
   });
 }

@@ -12,13 +12,12 @@ export type HttpMetricsSource = Pick<AppContext, 'database' | 'ledger' | 'market
  */
 export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
   setMetricsSource(ctx);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
-    httpDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(status) },
-      reply.elapsedTime / 1000,
-    );
-    if (status === 429) rateLimitRefusals.inc({ budget: request.routeOptions.config.publicRate ? 'public' : 'agent' });
+    const route = request.routeOptions;
+    httpDuration.observe({ method: request.method, route: route.url ?? 'unmatched', status: String(status) }, reply.elapsedTime / 1000);
+    if (status === 429) rateLimitRefusals.inc({ budget: route.config.publicRate ? 'public' : 'agent' });
+    done();
   });
   app.addHook('onClose', async () => clearMetricsSource(ctx));
 

@@ -1,61 +1,96 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
+import type { WindowHit } from '../../ratelimit/store.js';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
+import { addRouteHook } from './route-hooks.js';
 
 const MINUTE_MS = 60_000;
 
+/** A hook's continuation: no argument admits the call, an error answers it. */
+export type HookDone = (error?: Error) => void;
+
 interface Budget {
-  bucket: string;
+  /** Bucket name without the caller part (key id or IP). */
+  prefix: string;
   limit: number;
+  limitText: string;
   name: string;
+}
+
+const budget = (prefix: string, limit: number, name: string): Budget => ({ prefix, limit, limitText: String(limit), name });
+
+const isPromise = (value: WindowHit | Promise<WindowHit>): value is Promise<WindowHit> => typeof (value as Promise<WindowHit>).then === 'function';
+
+/** Sets the RateLimit-* headers of `hit`; the 429 refusal when the budget is exhausted. */
+function applyHit(reply: FastifyReply, b: Budget, hit: WindowHit, now: number): ApiError | undefined {
+  const resetSeconds = Math.max(1, Math.ceil((hit.resetAtMs - now) / 1000));
+  const resetText = String(resetSeconds);
+  reply.header('RateLimit-Limit', b.limitText);
+  reply.header('RateLimit-Remaining', String(Math.max(0, b.limit - hit.count)));
+  reply.header('RateLimit-Reset', resetText);
+  if (hit.count <= b.limit) return undefined;
+  return new ApiError(
+    429,
+    'rate_limited',
+    `${b.name} of ${b.limit} per minute exceeded; retry after ${resetSeconds} s`,
+    { retryAfterSeconds: resetSeconds },
+    { 'Retry-After': resetText },
+  );
 }
 
 /**
  * Consumes one unit of each budget in order and sets the RateLimit-* headers of the
  * budget that governs the call (the trade-write one for trade writes). The first
- * exhausted budget answers 429 with Retry-After.
+ * exhausted budget answers 429 with Retry-After. Stays on the call stack while the store
+ * answers synchronously (the in-process store); `done` is called exactly once.
  */
-async function consume(ctx: AppContext, reply: FastifyReply, budgets: Budget[]): Promise<void> {
-  const now = ctx.clock.now();
-  for (const budget of budgets) {
-    let hit;
+function consume(ctx: AppContext, reply: FastifyReply, budgets: Budget[], caller: string | number, done: HookDone, from = 0, now = ctx.clock.now()): void {
+  for (let i = from; i < budgets.length; i += 1) {
+    const b = budgets[i]!;
+    let hit: WindowHit | Promise<WindowHit>;
     try {
-      hit = await ctx.rateLimits.hit(budget.bucket, MINUTE_MS, now);
+      hit = ctx.rateLimits.hit(b.prefix + caller, MINUTE_MS, now);
     } catch (error) {
-      // A shared counter store that is down must not take trading down with it.
-      reply.log.warn({ err: error }, 'rate-limit store unavailable; admitting the request');
+      return unavailable(reply, error, done);
+    }
+    if (isPromise(hit)) {
+      hit.then(
+        (h) => {
+          const refusal = applyHit(reply, b, h, now);
+          if (refusal) done(refusal);
+          else consume(ctx, reply, budgets, caller, done, i + 1, now);
+        },
+        (error: unknown) => unavailable(reply, error, done),
+      );
       return;
     }
-    const resetSeconds = Math.max(1, Math.ceil((hit.resetAtMs - now) / 1000));
-    reply.header('RateLimit-Limit', String(budget.limit));
-    reply.header('RateLimit-Remaining', String(Math.max(0, budget.limit - hit.count)));
-    reply.header('RateLimit-Reset', String(resetSeconds));
-    if (hit.count > budget.limit) {
-      throw new ApiError(
-        429,
-        'rate_limited',
-        `${budget.name} of ${budget.limit} per minute exceeded; retry after ${resetSeconds} s`,
-        { retryAfterSeconds: resetSeconds },
-        { 'Retry-After': String(resetSeconds) },
-      );
-    }
+    const refusal = applyHit(reply, b, hit, now);
+    if (refusal) return done(refusal);
   }
+  done();
 }
 
-/** Per key: 120 requests/min across /api/agent/*, and 20 trade-writes/min on top (contract §8). */
-export async function applyKeyBudgets(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const keyId = request.agentKey!.keyId;
-  const budgets: Budget[] = [{ bucket: `key:${keyId}`, limit: ctx.config.agentRpm, name: 'request budget' }];
-  if (request.routeOptions.config.tradeWrite) {
-    budgets.push({ bucket: `trade:${keyId}`, limit: ctx.config.tradeWpm, name: 'trade-write budget' });
-  }
-  await consume(ctx, reply, budgets);
+// A shared counter store that is down must not take trading down with it.
+function unavailable(reply: FastifyReply, error: unknown, done: HookDone): void {
+  reply.log.warn({ err: error }, 'rate-limit store unavailable; admitting the request');
+  done();
+}
+
+/**
+ * Per key: 120 requests/min across /api/agent/*, and 20 trade-writes/min on top (contract §8).
+ * Returns the route's budget check (built once per route).
+ */
+export function keyBudgets(ctx: AppContext, tradeWrite: boolean): (reply: FastifyReply, keyId: number, done: HookDone) => void {
+  const budgets = [budget('key:', ctx.config.agentRpm, 'request budget')];
+  if (tradeWrite) budgets.push(budget('trade:', ctx.config.tradeWpm, 'trade-write budget'));
+  return (reply, keyId, done) => consume(ctx, reply, budgets, keyId, done);
 }
 
 /** Keyless public routes share one per-IP budget. */
 export function installPublicRateLimit(app: FastifyInstance, ctx: AppContext): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.routeOptions.config.publicRate) return;
-    await consume(ctx, reply, [{ bucket: `ip:${request.ip}`, limit: ctx.config.publicRpm, name: 'public request budget' }]);
+  const budgets = [budget('ip:', ctx.config.publicRpm, 'public request budget')];
+  const hook: onRequestHookHandler = (request, reply, done) => consume(ctx, reply, budgets, request.ip, done);
+  app.addHook('onRoute', (route) => {
+    if (route.config?.publicRate) addRouteHook(route, 'onRequest', hook);
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CANDLE_RANGES, CANDLE_RANGE_NAMES, convertCandles, DEFAULT_CANDLE_RANGE, type CandleRange } from '../../../domain/candles.js';
@@ -10,7 +10,9 @@ import type { MarketReads } from '../../../marketdata/reads.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest, notFound } from '../../errors.js';
 import { agentErrors, ErrorBody, StringEnum } from '../../schemas.js';
-import { answerNotModified, sendJsonText, strongEtag, VersionedCache, weakEtag } from '../../hot-responses.js';
+import { answerNotModified, jsonBytes, sendJsonText, strongEtag, VersionedCache, weakEtag } from '../../hot-responses.js';
+import { sanitize } from '../../../ledger/summaries.js';
+import { isoAt } from '../../../util/iso-time.js';
 import { coinMatchView } from './market-views.js';
 import { CandlesResponse, MarketContextResponse, ResolveResponse } from '../../responses/account.js';
 
@@ -35,6 +37,32 @@ function requireCoin(reads: MarketReads, coinId: string) {
 }
 
 const NO_MARKETS: unknown[] = [];
+const CANDLES_CACHE_CONTROL = `private, max-age=${CANDLES_MAX_AGE_SECONDS}`;
+
+/** A hot read's per-request part as built for one instant: what every request of that instant answers. */
+interface Answer {
+  now: number;
+  asOfMs: number | null;
+  price?: number | null;
+  change24h?: number | null;
+  observation: unknown;
+  /** The response object, for the ledger summary (the bytes below are what is sent). */
+  response: object;
+  /** Its ledger summary, made once: `sanitize` of `response`. */
+  summary: unknown;
+  bytes: Buffer;
+}
+
+function answerOf(stamp: Pick<Answer, 'now' | 'asOfMs' | 'price' | 'change24h'>, response: object, observation: unknown, bytes: Buffer): Answer {
+  return { ...stamp, observation, response, summary: sanitize(response), bytes };
+}
+
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: Answer): never {
+  request.ledgerNote = { ...request.ledgerNote, observation: answer.observation };
+  request.ledgerResponse = answer.response;
+  request.ledgerSummary = answer.summary;
+  return sendJsonText(reply, answer.bytes);
+}
 
 function resolveBody(coins: Parameters<typeof resolveCoin>[0], query: string) {
   const result = resolveCoin(coins, query);
@@ -43,9 +71,9 @@ function resolveBody(coins: Parameters<typeof resolveCoin>[0], query: string) {
 
 export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   // Resolve answers, serialized once per query and coin universe.
-  const resolveCache = new VersionedCache<{ body: ReturnType<typeof resolveBody>; etag: string }>();
+  const resolveCache = new VersionedCache<{ body: ReturnType<typeof resolveBody>; etag: string; bytes: Buffer }>();
   // Market context bodies, serialized once per coin and data version.
-  const contextCache = new VersionedCache<{ body: { relatedMarkets: unknown[] }; head: string; etag: string }>();
+  const contextCache = new VersionedCache<{ body: { relatedMarkets: unknown[] }; head: Buffer; etag: string; last?: Answer }>();
   const relatedIds = new WeakMap<object, number>();
   let relatedSeq = 0;
   const idOf = (related: object) => {
@@ -75,10 +103,12 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const coins = requireReads(ctx).coins();
         const cached = resolveCache.get(query, coins, () => {
           const body = resolveBody(coins, query);
-          return { body, etag: strongEtag(JSON.stringify(body)) };
+          // The route's own serializer, once: the same bytes it would write on every request.
+          return { body, etag: strongEtag(JSON.stringify(body)), bytes: Buffer.from(reply.serialize(body) as string) };
         });
         if (answerNotModified(request, reply, cached.etag)) return reply as never;
-        return cached.body;
+        request.ledgerResponse = cached.body;
+        return sendJsonText(reply, cached.bytes);
       },
     );
 
@@ -127,30 +157,37 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             })),
           };
           const head = JSON.stringify(body).slice(0, -1);
-          return { body, head, etag: `W/${strongEtag(head)}` };
+          return { body, head: Buffer.from(head), etag: `W/${strongEtag(head)}` };
         });
         if (answerNotModified(request, reply, cached.etag)) return reply as never;
-        const freshness = spotFreshness(quote?.asOfMs ?? null, now);
-        const observation = buildObservation({
-          endpoint: 'GET /api/agent/market/{coinId}',
-          source: reads.source,
-          observedAtMs: now,
-          sourceAsOfMs: quote?.asOfMs ?? null,
-          freshness,
-          inputs: { coinId: coin.coinId },
-          dataset: { price: quote?.priceUsd ?? null, change24h: round(quote?.change24h ?? null, 4), relatedMarkets: cached.body.relatedMarkets.length },
-          rowCount: 1,
-        });
-        request.ledgerNote = { ...request.ledgerNote, observation };
-        const tail = { asOf: new Date(quote?.asOfMs ?? now).toISOString(), freshness, observation };
-        request.ledgerResponse = { ...cached.body, ...tail };
-        return sendJsonText(reply, `${cached.head},${JSON.stringify(tail).slice(1)}`);
+        // The per-request part is fixed by the instant and the quote: requests in the same
+        // millisecond share it (bytes, observation and ledger summary) instead of rebuilding it.
+        const asOfMs = quote?.asOfMs ?? null;
+        const price = quote?.priceUsd ?? null;
+        const change24h = round(quote?.change24h ?? null, 4);
+        let answer = cached.last;
+        if (!answer || answer.now !== now || answer.asOfMs !== asOfMs || answer.price !== price || answer.change24h !== change24h) {
+          const freshness = spotFreshness(asOfMs, now);
+          const observation = buildObservation({
+            endpoint: 'GET /api/agent/market/{coinId}',
+            source: reads.source,
+            observedAtMs: now,
+            sourceAsOfMs: asOfMs,
+            freshness,
+            inputs: { coinId: coin.coinId },
+            dataset: { price, change24h, relatedMarkets: cached.body.relatedMarkets.length },
+            rowCount: 1,
+          });
+          const tail = { asOf: isoAt(asOfMs ?? now), freshness, observation };
+          answer = cached.last = answerOf({ now, asOfMs, price, change24h }, { ...cached.body, ...tail }, observation, jsonBytes(cached.head, `,${JSON.stringify(tail).slice(1)}`));
+        }
+        return sendAnswer(request, reply, answer);
       },
     );
 
     // Candle responses are serialized once per market version and reused across requests;
     // only the observation is per request.
-    const candleCache = new VersionedCache<{ coin: object; candles: unknown[]; head: string }>();
+    const candleCache = new VersionedCache<{ coin: object; candles: unknown[]; head: Buffer; last?: Answer }>();
     app.get(
       '/api/agent/market/:coinId/candles',
       {
@@ -176,27 +213,32 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         if (rateToUsd === null) throw invalidRequest('query.fiat', `unsupported fiat currency ${fiat}`);
         const now = ctx.clock.now();
         const version = reads.version();
-        reply.header('cache-control', `private, max-age=${CANDLES_MAX_AGE_SECONDS}`);
+        reply.header('cache-control', CANDLES_CACHE_CONTROL);
         if (answerNotModified(request, reply, weakEtag('c', coin.coinId, range, fiat, version))) return reply as never;
         const cached = candleCache.get(`${coin.coinId}|${range}|${fiat}`, version, () => {
           const candles = convertCandles(reads.candles(coin.coinId, range), rateToUsd);
           const coinHead = { ucid: coin.coinId, slug: coin.slug, symbol: coin.symbol, name: coin.name };
-          return { coin: coinHead, candles, head: `${JSON.stringify({ coin: coinHead, range, fiat, rateToUsd }).slice(0, -1)},"candles":${JSON.stringify(candles)}` };
+          return { coin: coinHead, candles, head: Buffer.from(`${JSON.stringify({ coin: coinHead, range, fiat, rateToUsd }).slice(0, -1)},"candles":${JSON.stringify(candles)}`) };
         });
-        const quote = reads.price(coin.coinId);
-        const observation = buildObservation({
-          endpoint: 'GET /api/agent/market/{coinId}/candles',
-          source: reads.source,
-          observedAtMs: now,
-          sourceAsOfMs: quote?.asOfMs ?? null,
-          freshness: spotFreshness(quote?.asOfMs ?? null, now),
-          inputs: { coinId: coin.coinId, range, fiat },
-          dataset: { barSeconds: CANDLE_RANGES[range].barSeconds, version },
-          rowCount: cached.candles.length,
-        });
-        request.ledgerNote = { ...request.ledgerNote, observation };
-        request.ledgerResponse = { coin: cached.coin, range, fiat, rateToUsd, candles: cached.candles, observation };
-        return sendJsonText(reply, `${cached.head},"observation":${JSON.stringify(observation)}}`);
+        // Only the observation is per request, and it is fixed by the instant and the price's
+        // as-of time: requests in the same millisecond share it.
+        const asOfMs = reads.price(coin.coinId)?.asOfMs ?? null;
+        let answer = cached.last;
+        if (!answer || answer.now !== now || answer.asOfMs !== asOfMs) {
+          const observation = buildObservation({
+            endpoint: 'GET /api/agent/market/{coinId}/candles',
+            source: reads.source,
+            observedAtMs: now,
+            sourceAsOfMs: asOfMs,
+            freshness: spotFreshness(asOfMs, now),
+            inputs: { coinId: coin.coinId, range, fiat },
+            dataset: { barSeconds: CANDLE_RANGES[range].barSeconds, version },
+            rowCount: cached.candles.length,
+          });
+          const response = { coin: cached.coin, range, fiat, rateToUsd, candles: cached.candles, observation };
+          answer = cached.last = answerOf({ now, asOfMs }, response, observation, jsonBytes(cached.head, `,"observation":${JSON.stringify(observation)}}`));
+        }
+        return sendAnswer(request, reply, answer);
       },
     );
   };

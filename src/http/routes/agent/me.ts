@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { SCOPES } from '../../../domain/api-keys.js';
 import { agentErrors, Nullable, StringEnum } from '../../schemas.js';
+import type { AuthedKey } from '../../context.js';
+import { sendJsonText } from '../../hot-responses.js';
+import { sanitize } from '../../../ledger/summaries.js';
 
 const KeyIdentity = Type.Object({
   userId: Type.String(),
@@ -10,6 +13,9 @@ const KeyIdentity = Type.Object({
   agentModel: Nullable(Type.String()),
   scopes: Type.Array(StringEnum(SCOPES)),
 });
+
+/** Answers per authenticated key object: the key cache hands out the same object until the key changes. */
+const answers = new WeakMap<AuthedKey, { body: object; summary: unknown; bytes: Buffer }>();
 
 export const meRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -23,15 +29,18 @@ export const meRoute: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: KeyIdentity, ...agentErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const key = request.agentKey!;
-      return {
-        userId: key.userId,
-        keyId: key.keyId,
-        agentName: key.agentName,
-        agentModel: key.agentModel,
-        scopes: key.scopes,
-      };
+      let answer = answers.get(key);
+      if (!answer) {
+        const body = { userId: key.userId, keyId: key.keyId, agentName: key.agentName, agentModel: key.agentModel, scopes: key.scopes };
+        // The route's own serializer, once per cached key: the bytes it would write every time.
+        answer = { body, summary: sanitize(body), bytes: Buffer.from(reply.serialize(body) as string) };
+        answers.set(key, answer);
+      }
+      request.ledgerResponse = answer.body;
+      request.ledgerSummary = answer.summary;
+      return sendJsonText(reply, answer.bytes);
     },
   );
 };

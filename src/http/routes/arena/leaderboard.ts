@@ -5,13 +5,16 @@ import { BOARD_WINDOWS, DEFAULT_WINDOW } from '../../../arena/windows.js';
 import { ArenaBoards } from '../../../services/arena-board.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { answerNotModified, sendJsonText, weakEtag } from '../../hot-responses.js';
+import { answerNotModified, jsonBytes, sendJsonText, VersionedCache, weakEtag } from '../../hot-responses.js';
+import { isoAt } from '../../../util/iso-time.js';
 import { StringEnum } from '../../schemas.js';
 import { CACHE, HandleParam, publicErrors, tags } from './schemas.js';
 import { LeaderboardResponse, ProfileResponse } from '../../responses/arena.js';
 
 /** `GET /api/arena` and `GET /api/arena/{handle}` (contract §4.2). */
 export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.database.db, ctx.clock, { houseAgents: ctx.config.houseAgents })): FastifyPluginAsyncTypebox {
+  const heads = new VersionedCache<Buffer>(500);
+  const answers = new VersionedCache<Buffer>(500);
   return async (app) => {
     app.get(
       '/api/arena',
@@ -34,7 +37,10 @@ export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.
         // Serialized once per board state, page and minute; only asOf is per request.
         const cached = await boards.leaderboardText(window, page, pageSize);
         if (answerNotModified(request, reply, weakEtag('arena', cached.tag))) return reply;
-        return sendJsonText(reply, `${cached.head},"asOf":${JSON.stringify(new Date(ctx.clock.now()).toISOString())}}`);
+        // The page's bytes are made once; requests of the same millisecond share the whole answer.
+        const head = heads.get(cached.tag, cached.head, () => Buffer.from(cached.head));
+        const now = ctx.clock.now();
+        return sendJsonText(reply, answers.get(cached.tag, now, () => jsonBytes(head, `,"asOf":${JSON.stringify(isoAt(now))}}`)));
       },
     );
 

@@ -35,12 +35,27 @@ export function venuePath(raw: string): string {
   return raw;
 }
 
+/** A serialized public response as cached: its bytes, ETag and header values, all made once. */
+export interface CachedResponse {
+  body: Buffer;
+  etag: string;
+  sources: string;
+  cacheControl: string;
+  attribution: string;
+}
+
+const attributionOf = (sources: string) => (sources ? `venue data: ${sources}; compiled by Paper Arena` : 'Paper Arena');
+
+function cachedResponse(body: string | Buffer, sources: string, maxAgeSeconds: number, etag = strongEtag(body)): CachedResponse {
+  return { body: typeof body === 'string' ? Buffer.from(body) : body, etag, sources, cacheControl: `public, max-age=${maxAgeSeconds}`, attribution: attributionOf(sources) };
+}
+
 /** A short-lived cache of serialized public responses, keyed by route and normalized query. */
 export class ResponseCache {
-  private readonly entries = new Map<string, { body: string; etag: string; expiresAt: number; sources: string }>();
+  private readonly entries = new Map<string, CachedResponse & { expiresAt: number }>();
   constructor(private readonly maxEntries = 2000) {}
 
-  get(key: string, nowMs: number): { body: string; etag: string; sources: string } | null {
+  get(key: string, nowMs: number): CachedResponse | null {
     const e = this.entries.get(key);
     if (!e) return null;
     if (e.expiresAt <= nowMs || e.expiresAt - nowMs > 3_600_000) {
@@ -50,12 +65,12 @@ export class ResponseCache {
     return e;
   }
 
-  /** Caches the body with its ETag (hashed once here) and returns the ETag. */
-  set(key: string, body: string, sources: string, nowMs: number, ttlMs: number): string {
+  /** Caches the body with its ETag (hashed once here) and header values; returns the entry. */
+  set(key: string, body: string, sources: string, nowMs: number, ttlMs: number): CachedResponse {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    const etag = strongEtag(body);
-    this.entries.set(key, { body, etag, sources, expiresAt: nowMs + ttlMs });
-    return etag;
+    const entry = { ...cachedResponse(body, sources, Math.round(ttlMs / 1000)), expiresAt: nowMs + ttlMs };
+    this.entries.set(key, entry);
+    return entry;
   }
 
   clear(): void {
@@ -63,13 +78,16 @@ export class ResponseCache {
   }
 }
 
+/** Sends a cached public body with its ETag; 304 without a body when If-None-Match names it. */
+function sendEntry(reply: FastifyReply, entry: CachedResponse): FastifyReply {
+  reply.header('Cache-Control', entry.cacheControl).header('X-Data-Attribution', entry.attribution);
+  if (answerNotModified(reply.request, reply, entry.etag)) return reply;
+  return reply.type('application/json; charset=utf-8').send(entry.body);
+}
+
 /** Sends a serialized public body with its ETag; 304 without a body when If-None-Match names it. */
 export function sendCached(reply: FastifyReply, body: string, sources: string, maxAgeSeconds: number, etag = strongEtag(body)): FastifyReply {
-  reply
-    .header('Cache-Control', `public, max-age=${maxAgeSeconds}`)
-    .header('X-Data-Attribution', sources ? `venue data: ${sources}; compiled by Paper Arena` : 'Paper Arena');
-  if (answerNotModified(reply.request, reply, etag)) return reply;
-  return reply.type('application/json; charset=utf-8').send(body);
+  return sendEntry(reply, cachedResponse(body, sources, maxAgeSeconds, etag));
 }
 
 export function sourcesHeader(ids: Iterable<string>): string {
@@ -86,11 +104,8 @@ export function cachedResponder(cache: ResponseCache, nowMs: () => number) {
   ): Promise<FastifyReply> => {
     const now = nowMs();
     const hit = cache.get(key, now);
-    if (hit) return sendCached(reply, hit.body, hit.sources, Math.round(ttlMs / 1000), hit.etag);
+    if (hit) return sendEntry(reply, hit);
     const { body, sources } = await build();
-    const text = JSON.stringify(body);
-    const names = sourcesHeader(sources);
-    const etag = cache.set(key, text, names, now, ttlMs);
-    return sendCached(reply, text, names, Math.round(ttlMs / 1000), etag);
+    return sendEntry(reply, cache.set(key, JSON.stringify(body), sourcesHeader(sources), now, ttlMs));
   };
 }
