@@ -1,23 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SMALL_COINS_FILE } from '../support/small-market.js';
+import { ENTRY, freePort } from './support/crash-server.js';
 
-const ENTRY = ['--import', 'tsx', 'src/main.ts'];
 const dataDir = mkdtempSync(join(tmpdir(), 'paper-arena-arena-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function env(port: number): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, ADMIN_TOKEN: _a, REDIS_URL: _r, ...rest } = process.env;

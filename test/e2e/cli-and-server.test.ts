@@ -1,23 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SMALL_COINS_FILE } from '../support/small-market.js';
+import { ENTRY, freePort } from './support/crash-server.js';
 
-const ENTRY = ['--import', 'tsx', 'src/main.ts'];
 const dataDir = mkdtempSync(join(tmpdir(), 'paper-arena-e2e-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function env(port: number): NodeJS.ProcessEnv {
   // Never the developer's database: this test owns its DATA_DIR (embedded PGlite).

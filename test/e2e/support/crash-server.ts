@@ -1,5 +1,5 @@
 /**
- * The real server (`src/main.ts serve`) as the crash tests run it: embedded PGlite under a
+ * The real server (`paper-arena serve`) as the crash tests run it: embedded PGlite under a
  * test-owned DATA_DIR, the eight-coin universe, budgets raised, never the developer's database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,7 +7,8 @@ import { createServer } from 'node:net';
 import { expect } from 'vitest';
 import { SMALL_COINS_FILE } from '../../support/small-market.js';
 
-export const ENTRY = ['--import', 'tsx', 'src/main.ts'];
+/** What `npm start` and `npx paper-arena` run: the compiled bundle, rebuilt first when a source changed. */
+export const ENTRY = ['bin/paper-arena.mjs'];
 export const ADMIN_TOKEN = 'e2e-admin-token-0123456789';
 
 export async function freePort(): Promise<number> {
