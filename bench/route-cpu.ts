@@ -21,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startChild, stopChild, waitReady, type Child } from './lib/processes.js';
 import { createBenchDatabase, type BenchDatabase } from './lib/postgres.js';
-import { scenarios, type ScenarioContext } from './scenarios.js';
+import { requestsFor, scenarios, type ScenarioContext } from './scenarios.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const logsDir = join(repoRoot, 'bench', 'results', 'tmp');
@@ -161,13 +161,9 @@ async function measureService(dir: string, ceilingUs: number): Promise<[string, 
       const scenario = scenarios.find((s) => s.name === name);
       if (!scenario) throw new Error(`no scenario ${name}`);
       if (scenario.prepare && round === 0) await scenario.prepare(context);
-      const requests: autocannon.Request[] = scenario.build
-        ? scenario.build(context)
-        : scenario.needsKey
-          ? keys.map((k) => ({ method: scenario.method, path: scenario.path, headers: { authorization: `Bearer ${k}` } }))
-          : [{ method: scenario.method, path: scenario.path }];
+      const requests: autocannon.Request[] = scenario.build ? scenario.build(context) : requestsFor(scenario, keys, context.unique);
       const first = requests[0]!;
-      const sample = await fetch(`${baseUrl}${first.path}`, { method: first.method, headers: first.headers as Record<string, string> });
+      const sample = await fetch(`${baseUrl}${first.path}`, { method: first.method, headers: first.headers as Record<string, string>, ...(first.body !== undefined ? { body: String(first.body) } : {}) });
       const bytes = (await sample.arrayBuffer()).byteLength;
       const m = await cpuPerRequest(service.pid, baseUrl, requests, idle, database?.name ?? null);
       const note = m.non2xx + m.errors > 0 ? `  (${m.non2xx} non-2xx, ${m.errors} errors)` : '';

@@ -31,7 +31,7 @@ import {
   type Child,
 } from './lib/processes.js';
 import { machineInfo, toMarkdown, type CeilingResult, type EngineResult, type Report, type ScenarioResult } from './lib/report.js';
-import { scenarios as allScenarios, type Scenario, type ScenarioContext } from './scenarios.js';
+import { requestsFor, scenarios as allScenarios, type Scenario, type ScenarioContext } from './scenarios.js';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(benchDir, '..');
@@ -184,27 +184,6 @@ async function createKeys(baseUrl: string, adminToken: string, n: number, notes:
   return keys;
 }
 
-function buildRequests(scenario: Scenario, keys: CreatedKey[]): autocannon.Request[] {
-  const base: Record<string, string> = { ...(scenario.headers ?? {}) };
-  const body = scenario.body === undefined ? undefined : JSON.stringify(scenario.body);
-  if (body !== undefined) base['content-type'] = 'application/json';
-  const make = (key?: string): autocannon.Request => ({
-    method: scenario.method,
-    path: scenario.path,
-    headers: key ? { ...base, authorization: `Bearer ${key}` } : base,
-    ...(body !== undefined ? { body } : {}),
-  });
-  const requests = scenario.needsKey ? keys.map((k) => make(k.key)) : [make()];
-  const field = scenario.uniqueBodyField;
-  if (field === undefined) return requests;
-  // Trade writes need a fresh idempotency key per request: rewrite that one field each time.
-  const template = (scenario.body ?? {}) as Record<string, unknown>;
-  return requests.map((r) => ({
-    ...r,
-    setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify({ ...template, [field]: `${runTag}-${(uniqueCounter += 1)}` }) }),
-  }));
-}
-
 const runTag = `bench-${Date.now().toString(36)}`;
 let uniqueCounter = 0;
 
@@ -342,7 +321,7 @@ async function runEngine(engine: 'pglite' | 'postgres', ceilingReqPerSec: number
           await scenario.prepare(context);
           log(`${engine} / ${scenario.name}: prepared in ${Date.now() - preparedAt} ms`);
         }
-        const requests = scenario.build ? scenario.build(context) : buildRequests(scenario, keys);
+        const requests = scenario.build ? scenario.build(context) : requestsFor(scenario, keys.map((k) => k.key), () => `${runTag}-${(uniqueCounter += 1)}`);
         if (!scenario.build) {
           const problem = await preflight(baseUrl, requests[0]!, scenario.expectStatus ?? 200);
           if (problem) throw new Error(problem);

@@ -57,6 +57,25 @@ export interface Scenario {
 }
 
 const WRITE_CONNECTIONS = 16;
+
+/** The request cycle of a scenario without `build`: its body JSON-encoded, keys rotated, the unique field fresh per request. */
+export function requestsFor(scenario: Scenario, keys: string[], unique: () => string): autocannon.Request[] {
+  const base: Record<string, string> = { ...(scenario.headers ?? {}) };
+  const body = scenario.body === undefined ? undefined : JSON.stringify(scenario.body);
+  if (body !== undefined) base['content-type'] = 'application/json';
+  const make = (key?: string): autocannon.Request => ({
+    method: scenario.method,
+    path: scenario.path,
+    headers: key ? { ...base, authorization: `Bearer ${key}` } : base,
+    ...(body !== undefined ? { body } : {}),
+  });
+  const requests = scenario.needsKey ? keys.map((k) => make(k)) : [make()];
+  const field = scenario.uniqueBodyField;
+  if (field === undefined) return requests;
+  // Trade writes need a fresh idempotency key per request: rewrite that one field each time.
+  const template = (scenario.body ?? {}) as Record<string, unknown>;
+  return requests.map((r) => ({ ...r, setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify({ ...template, [field]: unique() }) }) }));
+}
 const json = (value: unknown) => JSON.stringify(value);
 const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 const parse = (body: string): Record<string, any> | null => {
