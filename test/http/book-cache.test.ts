@@ -1,6 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forcePmResolution } from '../../src/pm/api.js';
+import { ORDER_ROUTE } from '../../src/http/routes/agent/spot.js';
+import { placeSpotOrder } from '../../src/services/spot-trading.js';
 import { sweepFuturesRisk } from '../../src/services/futures/risk-sweep.js';
 import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
 import { pmMarkets } from '../../src/storage/schema.js';
@@ -103,6 +105,30 @@ describe('book cache', () => {
       '/api/agent/wallet?coinId=1',
       '/api/agent/trades',
     ]);
+  });
+
+  it('a trade write signals its key once, though it changes several of its rows (migration 0018)', async () => {
+    const keyId = (await t.app.inject({ method: 'GET', url: '/api/agent/me', headers: bearer(key) }).then((r) => JSON.parse(r.body))).keyId as number;
+    await readAll(); // the book exists (a first read creates and funds it: a change of its own)
+    // No ledger batch (its totals are book rows too) in flight meanwhile: a request's row is queued
+    // as its response ends; the settle time lets every earlier signal arrive first.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await t.ctx.ledger.flush();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // PostgreSQL signals with NOTICE (hold, which also counts as a change), PGlite with NOTIFY (changed)
+    const entry = t.ctx.database.kind === 'pglite' ? 'changed' : 'hold';
+    const signals: string[] = [];
+    const original = cache()[entry];
+    cache()[entry] = (payload: string) => (signals.push(payload), original.call(cache(), payload));
+    try {
+      // wallet, holding, trade-log row and its running totals all change
+      const coin = t.ctx.market.coin('1')!;
+      const order = { coinId: '1', side: 'buy' as const, orderType: 'market' as const, quantity: 0.01, idempotencyKey: ik() };
+      await placeSpotOrder(t.ctx.database.db, { market: t.ctx.market, nowMs: t.clock.now() }, keyId, coin, order, ORDER_ROUTE);
+    } finally {
+      cache()[entry] = original;
+    }
+    expect(signals).toEqual([String(keyId)]);
   });
 
   it('resting limit order placed, cancelled, and filled by the matcher job', async () => {
