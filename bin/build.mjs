@@ -5,7 +5,8 @@
  * (bin/paper-arena.mjs, what `npm start` and `npx paper-arena` run) rebuilds it when a source
  * file changed since. `node bin/build.mjs` (`npm run build`; `npm ci` runs it as `prepare`) also
  * makes dist/pglite-template, the ready database a first PGlite start copies
- * (src/storage/pglite-template.ts). It never fails an install: a start without them compiles
+ * (src/storage/pglite-template.ts), and dist/sim-template, the simulated market's 90-day history
+ * it resumes from (src/storage/sim-template.ts). It never fails an install: a start without them compiles
  * or creates what it needs.
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -49,7 +50,7 @@ export async function build() {
   mkdirSync(dirname(BUNDLE), { recursive: true });
   const result = await esbuild({
     absWorkingDir: root,
-    entryPoints: { [`main.js.${process.pid}`]: 'src/main.ts', [`pglite-template.js.${process.pid}`]: 'src/storage/pglite-template.ts' },
+    entryPoints: { [`main.js.${process.pid}`]: 'src/main.ts', [`pglite-template.js.${process.pid}`]: 'src/storage/pglite-template.ts', [`sim-template.js.${process.pid}`]: 'src/storage/sim-template.ts' },
     outdir: dirname(BUNDLE),
     outExtension: { '.js': '.tmp' },
     bundle: true,
@@ -65,7 +66,7 @@ export async function build() {
   });
   const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/'));
   writeFileSync(`${INPUTS}.${process.pid}.tmp`, JSON.stringify(inputs));
-  for (const name of ['pglite-template.js', 'main.js']) {
+  for (const name of ['pglite-template.js', 'sim-template.js', 'main.js']) {
     const file = join(dirname(BUNDLE), name);
     // The map's name inside the bundle is the temporary one: point it at the final name.
     writeFileSync(`${file}.${process.pid}.tmp`, readFileSync(`${file}.${process.pid}.tmp`, 'utf8').replace(/sourceMappingURL=[^\n]*$/, `sourceMappingURL=${name}.map`));
@@ -80,6 +81,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     await build();
     const { buildPgliteTemplate } = await import(new URL('../dist/pglite-template.js', import.meta.url).href);
     if ((await buildPgliteTemplate()) === 'built') process.stdout.write('paper-arena: built dist/ (the program and the ready PGlite database)\n');
+    const { buildSimTemplate } = await import(new URL('../dist/sim-template.js', import.meta.url).href);
+    if ((await buildSimTemplate(Date.now())) === 'built') process.stdout.write('paper-arena: built dist/sim-template (90 days of simulated history for a first start)\n');
   } catch (error) {
     process.stderr.write(`paper-arena: build skipped (${error instanceof Error ? error.message : error}); a start compiles or creates what it needs\n`);
   }

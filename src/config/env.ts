@@ -2,6 +2,10 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULT_COINS_PATH } from '../marketdata/coins.js';
 
+/** The simulated market's defaults (SIM_SEED, SIM_PROFILE); the build prepares their history (src/storage/sim-template.ts). */
+export const DEFAULT_SIM_SEED = 'paper-arena';
+export const DEFAULT_SIM_PROFILE = 'realistic';
+
 export type MarketDataMode = { kind: 'sim' } | { kind: 'live' } | { kind: 'replay'; file: string };
 
 export interface Config {
@@ -131,8 +135,8 @@ export function loadConfig(env: Env = process.env): Config {
     adminToken,
     marketData,
     coinsFile: coinsFile(),
-    simSeed: read('SIM_SEED') ?? 'paper-arena',
-    simProfile: oneOf('SIM_PROFILE', 'realistic', ['realistic', 'fast'] as const),
+    simSeed: read('SIM_SEED') ?? DEFAULT_SIM_SEED,
+    simProfile: oneOf('SIM_PROFILE', DEFAULT_SIM_PROFILE, ['realistic', 'fast'] as const),
     replaySpeed: positive('REPLAY_SPEED', 1, 10_000),
     // Above 110 s every price would turn stale (120 s) between two good polls.
     livePollSeconds: int('LIVE_POLL_SECONDS', 60, 15, 110),

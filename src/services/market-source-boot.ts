@@ -20,7 +20,8 @@ import { FileSimStore } from '../storage/sim-file-store.js';
 import { CryptoCompareNewsSource } from '../news/live-cryptocompare.js';
 import type { NewsSource } from '../news/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { startSimMarket } from './sim-market-boot.js';
+import { copySimTemplate } from '../storage/sim-template.js';
+import { simMeta, startSimMarket } from './sim-market-boot.js';
 
 export interface RunningMarketSource {
   market: MarketReads;
@@ -46,10 +47,12 @@ export async function startMarketSource(config: Config, opening: Database | Prom
   if (mode.kind === 'live') return startLive(config, await opening, coins, say);
   if (mode.kind === 'replay') return startReplay(config, await opening, coins, mode.file, say);
   const pglite = !config.databaseUrl;
+  const simDir = join(config.dataDir, 'sim');
+  if (pglite && copySimTemplate(simDir, simMeta(coins, config.simSeed, config.simProfile))) say('  market: copied the simulated history prepared at install');
   const sim = await startSimMarket({
     db: Promise.resolve(opening).then((d) => d.db),
     // PGlite runs in one process: its checkpoint lives in files beside it (much faster than bytea rows).
-    store: pglite ? new FileSimStore(join(config.dataDir, 'sim')) : sqlSimStore((await opening).db),
+    store: pglite ? new FileSimStore(simDir) : sqlSimStore((await opening).db),
     coins,
     seed: config.simSeed,
     profile: config.simProfile,

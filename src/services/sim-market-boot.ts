@@ -39,10 +39,26 @@ export function historyStartMinute(nowMs: number): number {
   return ((barOpenTime(Math.floor(nowMs / 1000), barSeconds) - (count - 1) * barSeconds) * 1000) / 60_000;
 }
 
+/** What a stored checkpoint must match to be resumed: the seed, the profile and the coin universe. */
+export function simMeta(coins: readonly Coin[], seed: string, profile: SimProfileName): SimCheckpointMeta {
+  return { seed, profile, universeHash: sha256Hex(canonicalJson(coins)).slice(0, 16) };
+}
+
+/** A market that cold-starts 90 days before nowMs and is simulated up to it, stored whole (replacing the store's content). */
+export async function backfillInto(store: SimStore, meta: SimCheckpointMeta, coins: readonly Coin[], profile: SimProfileName, nowMs: number): Promise<SimMarket> {
+  const result = backfill(coins, meta.seed, historyStartMinute(nowMs), minuteIndexOf(nowMs), { profile });
+  const book = new BarBook(coins.length);
+  book.mergeSeries(result.series);
+  const market = new SimMarket(result.universe, result.state, book);
+  market.advanceTo(nowMs);
+  await store.save(meta, market.state, book.allRows(), book.windowStarts(), { replaceAll: true });
+  return market;
+}
+
 export async function startSimMarket(options: SimBootOptions): Promise<RunningSimMarket> {
   const { db, store, coins, seed, profile, nowMs } = options;
   const say = options.say ?? (() => undefined);
-  const meta: SimCheckpointMeta = { seed, profile, universeHash: sha256Hex(canonicalJson(coins)).slice(0, 16) };
+  const meta = simMeta(coins, seed, profile);
   const nowMinute = minuteIndexOf(nowMs);
   const stored = await store.load();
   const resumable =
@@ -64,17 +80,11 @@ export async function startSimMarket(options: SimBootOptions): Promise<RunningSi
     say(`  market: resumed the simulated market (seed ${seed}), caught up ${caughtUpMinutes} minute(s)`);
     await store.save(meta, market.state, market.book.takeDirty(), market.book.windowStarts());
   } else {
-    const fromMinute = historyStartMinute(nowMs);
-    const minutes = nowMinute - fromMinute;
+    const minutes = nowMinute - historyStartMinute(nowMs);
     say(`  market: back-filling ${Math.round(minutes / 1440)} days of simulated history for ${coins.length} coins (seed ${seed})…`);
     const started = performance.now();
-    const result = backfill(coins, seed, fromMinute, nowMinute, { profile });
-    const book = new BarBook(coins.length);
-    book.mergeSeries(result.series);
-    market = new SimMarket(result.universe, result.state, book);
-    market.advanceTo(nowMs);
-    say(`  market: back-fill done in ${((performance.now() - started) / 1000).toFixed(1)} s; storing it…`);
-    await store.save(meta, market.state, book.allRows(), book.windowStarts(), { replaceAll: true });
+    market = await backfillInto(store, meta, coins, profile, nowMs);
+    say(`  market: back-fill done and stored in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     start = { kind: 'cold', minutes };
   }
   await upsertCoins(await db, coins);
