@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pmTradingRoutes } from './http/routes/agent/pm.js';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import Fastify, { type FastifyInstance, type FastifySchema, type FastifySchemaCompiler } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { DestinationStream } from 'pino';
@@ -87,6 +88,20 @@ function compiledOnFirstUse(compile: FastifySchemaCompiler<FastifySchema>): Fast
   };
 }
 
+/**
+ * Compiles a route's response serializer (fast-json-stringify, per status code) when it first
+ * serializes instead of at start-up: compiling every route's ~200 response schemas took ~0.4 s
+ * of each start.
+ */
+const buildSerializer = SerializerSelector();
+function serializedOnFirstUse(external: Parameters<typeof buildSerializer>[0], options: Parameters<typeof buildSerializer>[1]): ReturnType<typeof buildSerializer> {
+  const compile = buildSerializer(external, options);
+  return (route) => {
+    let compiled: ((data: unknown) => string) | null = null;
+    return (data: unknown) => (compiled ??= compile(route))(data);
+  };
+}
+
 /** Builds the whole HTTP app without listening; tests drive it with inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -107,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Plugins (the docs page among them) may take a while to start on a busy machine.
     pluginTimeout: 60_000,
+    schemaController: { compilersFactory: { buildSerializer: serializedOnFirstUse } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Bodies uncoerced, query/params coerced; no control characters, only finite safe numbers.
   app.setValidatorCompiler(compiledOnFirstUse(requestValidatorCompiler()));
