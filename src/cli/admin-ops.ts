@@ -104,14 +104,32 @@ export function serverBaseUrl(config: Config): string {
   return process.env.PAPER_ARENA_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
-/** The running server's admin API when it answers; otherwise the database directly. */
+/** A busy server (its first ingest, a loaded machine) may take seconds to answer. */
+const HEALTHZ_WAIT_MS = 15_000;
+
+/**
+ * True when a server answers at `base`, false only when nothing listens there. Anything else (a
+ * server too busy to answer in time, another program on the port) is an error: falling back to
+ * the database then would open a PGlite directory the server holds, behind its caches' back.
+ */
+export async function serverAnswers(base: string, waitMs = HEALTHZ_WAIT_MS): Promise<boolean> {
+  try {
+    const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(waitMs) });
+    if (response.ok) return true;
+    throw new CliError(`${base}/healthz answered ${response.status}: is another program on that port?`);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code === 'ECONNREFUSED') return false;
+    throw new CliError(`the server at ${base} did not answer /healthz within ${waitMs / 1000} s (${code ?? (error as Error).name}); try again`);
+  }
+}
+
+/** The running server's admin API when it answers; the database directly when no server runs. */
 export async function connectAdmin(config: Config): Promise<AdminOps> {
   const base = serverBaseUrl(config);
   const token = readAdminToken(config.adminToken, config.dataDir);
-  const serverUp = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1500) })
-    .then((r) => r.ok)
-    .catch(() => false);
-  if (serverUp) {
+  if (await serverAnswers(base)) {
     if (!token) throw new CliError(`a server answers at ${base} but no admin token was found (set ADMIN_TOKEN or DATA_DIR)`);
     return new HttpAdminOps(base, token);
   }

@@ -3,7 +3,7 @@ import { readAdminToken } from '../config/admin-token.js';
 import { ApiError } from '../http/errors.js';
 import { createCompetition, enterCompetition, listAllCompetitionMeta, type CreateCompetitionInput } from '../services/competitions.js';
 import { openDatabase, pgliteDirFor } from '../storage/db.js';
-import { CliError, serverBaseUrl } from './admin-ops.js';
+import { CliError, serverAnswers, serverBaseUrl } from './admin-ops.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -18,11 +18,10 @@ interface Ops {
   close(): Promise<void>;
 }
 
-/** Through the running server's admin API when it answers, else straight on the database. */
+/** Through the running server's admin API when it answers, else (no server runs) straight on the database. */
 async function connect(config: Config): Promise<Ops> {
   const base = serverBaseUrl(config);
-  const up = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(1500) }).then((r) => r.ok, () => false);
-  if (up) {
+  if (await serverAnswers(base)) {
     const token = readAdminToken(config.adminToken, config.dataDir);
     if (!token) throw new CliError(`a server answers at ${base} but no admin token was found (set ADMIN_TOKEN or DATA_DIR)`);
     const call = async (method: string, path: string, body?: unknown) => {
