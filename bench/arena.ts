@@ -79,7 +79,8 @@ async function main() {
       logFile: join(resultsDir, 'tmp', 'service-arena.log'),
     });
     const base = `http://127.0.0.1:${port}`;
-    await waitReady(child, `${base}/readyz`);
+    // An `api` process alone is never ready (ready means PM data a worker ingests); the Arena routes need none of it.
+    await waitReady(child, `${base}/healthz`);
     const handle = (i: number) => `a${firstId + i}-bench-agent-${i + 1}`;
     // Cold builds: the first read of each window ranks every agent from the aggregates.
     const cold: Record<string, number> = {};
