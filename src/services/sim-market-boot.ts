@@ -44,6 +44,11 @@ export function simMeta(coins: readonly Coin[], seed: string, profile: SimProfil
   return { seed, profile, universeHash: sha256Hex(canonicalJson(coins)).slice(0, 16) };
 }
 
+/** True when a checkpoint (or a prepared history) made for `stored` may be resumed by a start for `meta`. */
+export function sameSimMeta(stored: SimCheckpointMeta, meta: SimCheckpointMeta): boolean {
+  return stored.seed === meta.seed && stored.profile === meta.profile && stored.universeHash === meta.universeHash;
+}
+
 /** A market that cold-starts 90 days before nowMs and is simulated up to it, stored whole (replacing the store's content). */
 export async function backfillInto(store: SimStore, meta: SimCheckpointMeta, coins: readonly Coin[], profile: SimProfileName, nowMs: number): Promise<SimMarket> {
   const result = backfill(coins, meta.seed, historyStartMinute(nowMs), minuteIndexOf(nowMs), { profile });
@@ -63,9 +68,7 @@ export async function startSimMarket(options: SimBootOptions): Promise<RunningSi
   const stored = await store.load();
   const resumable =
     stored !== null &&
-    stored.seed === meta.seed &&
-    stored.profile === meta.profile &&
-    stored.universeHash === meta.universeHash &&
+    sameSimMeta(stored, meta) &&
     stored.state.minuteIndex >= historyStartMinute(nowMs) &&
     stored.state.minuteIndex <= nowMinute;
 

@@ -7,9 +7,10 @@
  * checkout; otherwise a first start creates the database as before.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copyDirectoryAtomically } from '../util/copy-directory.js';
 import { projectPath } from '../util/project-files.js';
 import { openDatabase } from './db.js';
 import { migrationFiles } from './migrate.js';
@@ -41,12 +42,7 @@ function templateIsCurrent(): boolean {
 /** Copies the template to `dir` (absent or empty) when it is current; false when there is none. */
 export function copyPgliteTemplate(dir: string): boolean {
   if (!templateIsCurrent()) return false;
-  // Copied beside and renamed: an interrupted copy never looks like a database.
-  const tmp = `${dir}.copy-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  cpSync(TEMPLATE_DIR, tmp, { recursive: true });
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(tmp, dir);
+  copyDirectoryAtomically(TEMPLATE_DIR, dir);
   return true;
 }
 

@@ -9,11 +9,12 @@
  * simulation code; a start still back-fills when the copy is older than the 90-day window.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_SIM_PROFILE, DEFAULT_SIM_SEED } from '../config/env.js';
 import { DEFAULT_COINS_PATH, loadCoins } from '../marketdata/coins.js';
-import { backfillInto, simMeta } from '../services/sim-market-boot.js';
+import { backfillInto, sameSimMeta, simMeta } from '../services/sim-market-boot.js';
+import { copyDirectoryAtomically } from '../util/copy-directory.js';
 import { projectPath } from '../util/project-files.js';
 import { FileSimStore } from './sim-file-store.js';
 import type { SimCheckpointMeta } from './sim-store.js';
@@ -50,7 +51,10 @@ function readStamp(templateDir: string): TemplateStamp | null {
   }
 }
 
-const sameMeta = (a: SimCheckpointMeta, b: SimCheckpointMeta): boolean => a.seed === b.seed && a.profile === b.profile && a.universeHash === b.universeHash;
+/** A template with this stamp was made for `meta` by this simulation code. */
+function fits(stamp: TemplateStamp | null, meta: SimCheckpointMeta): stamp is TemplateStamp {
+  return stamp !== null && sameSimMeta(stamp, meta) && stamp.code === simCodeHash();
+}
 
 /**
  * Copies the template into `dir` when `dir` holds no checkpoint yet and the template was made
@@ -58,15 +62,8 @@ const sameMeta = (a: SimCheckpointMeta, b: SimCheckpointMeta): boolean => a.seed
  */
 export function copySimTemplate(dir: string, meta: SimCheckpointMeta, templateDir = SIM_TEMPLATE_DIR): boolean {
   if (existsSync(join(dir, 'checkpoint.json'))) return false;
-  const stamp = readStamp(templateDir);
-  if (!stamp || !sameMeta(stamp, meta) || stamp.code !== simCodeHash()) return false;
-  // Copied beside and renamed: an interrupted copy never looks like a checkpoint.
-  const tmp = `${dir}.copy-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  cpSync(templateDir, tmp, { recursive: true });
-  rmSync(join(tmp, STAMP_NAME));
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(tmp, dir);
+  if (!fits(readStamp(templateDir), meta)) return false;
+  copyDirectoryAtomically(templateDir, dir, [STAMP_NAME]);
   return true;
 }
 
@@ -75,7 +72,7 @@ export async function buildSimTemplate(nowMs: number, templateDir = SIM_TEMPLATE
   const coins = loadCoins(coinsFile);
   const meta = simMeta(coins, DEFAULT_SIM_SEED, DEFAULT_SIM_PROFILE);
   const stamp = readStamp(templateDir);
-  if (stamp && sameMeta(stamp, meta) && stamp.code === simCodeHash() && nowMs - stamp.builtAtMs < REBUILD_AFTER_MS) return 'current';
+  if (fits(stamp, meta) && nowMs - stamp.builtAtMs < REBUILD_AFTER_MS) return 'current';
   const tmp = `${templateDir}.build-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   await backfillInto(new FileSimStore(tmp), meta, coins, DEFAULT_SIM_PROFILE, nowMs);
