@@ -50,6 +50,8 @@ interface IsolationState {
 interface Queued {
   row: LedgerInsert;
   bytes: number;
+  /** enqueue order: flush() writes through the newest row queued when it was called */
+  n: number;
 }
 
 /** PostgreSQL error classes that blame the row, not the store: data exceptions, integrity, limits. */
@@ -74,6 +76,7 @@ const ISOLATE_AFTER_FAILURES = 3;
 export class LedgerWriter {
   private queue: Queued[] = [];
   private queuedBytes = 0;
+  private enqueued = 0;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private healthy = true;
@@ -114,7 +117,8 @@ export class LedgerWriter {
   enqueue(row: LedgerInsert): void {
     if (this.closed) return;
     const scrubbed = scrubForStore(row);
-    this.queue.push({ row: scrubbed.value as LedgerInsert, bytes: scrubbed.bytes });
+    this.enqueued += 1;
+    this.queue.push({ row: scrubbed.value as LedgerInsert, bytes: scrubbed.bytes, n: this.enqueued });
     this.queuedBytes += scrubbed.bytes;
     this.enforceBounds();
     if (this.queue.length >= this.maxBatch && this.consecutiveFailures === 0) void this.flush();
@@ -161,19 +165,27 @@ export class LedgerWriter {
     return Math.min(this.options.maxBackoffMs ?? 30_000, base * 2 ** Math.min(this.consecutiveFailures, 16));
   }
 
-  /** Writes everything queued so far (one attempt per batch); resolves when done, never rejects. */
+  /**
+   * Writes every row queued before this call (one attempt per batch); resolves when done, never
+   * rejects. Rows queued later do not extend the wait (a reader calling this under load would
+   * otherwise chase a queue that never empties), and concurrent callers share the batches.
+   */
   async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
-    const batch = this.queue.splice(0, this.maxBatch);
-    for (const q of batch) this.queuedBytes -= q.bytes;
-    this.flushing = this.writeBatch(batch).finally(() => {
-      this.flushing = null;
-    });
-    await this.flushing;
-    if (this.queue.length === 0) return;
-    if (this.consecutiveFailures === 0) await this.flush();
-    else if (!this.closed) this.schedule(this.backoffMs());
+    const through = this.enqueued;
+    for (;;) {
+      while (this.flushing) await this.flushing;
+      if (this.queue.length === 0 || this.queue[0]!.n > through) return;
+      const batch = this.queue.splice(0, this.maxBatch);
+      for (const q of batch) this.queuedBytes -= q.bytes;
+      this.flushing = this.writeBatch(batch).finally(() => {
+        this.flushing = null;
+      });
+      await this.flushing;
+      if (this.consecutiveFailures > 0) {
+        if (!this.closed) this.schedule(this.backoffMs());
+        return;
+      }
+    }
   }
 
   private async tryInsert(items: Queued[]): Promise<unknown> {

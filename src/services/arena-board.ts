@@ -25,7 +25,7 @@ import {
   loadTradeWindowCounts,
   type AllTimeAgent,
 } from '../storage/arena-board-repo.js';
-import type { Queryable } from '../storage/db.js';
+import { bookCacheOf, type Queryable } from '../storage/db.js';
 import { houseKeyIds } from '../storage/house-repo.js';
 import type { Clock } from '../util/clock.js';
 
@@ -104,10 +104,15 @@ export class ArenaBoards {
 
   private inflightFingerprint: Promise<string> | null = null;
 
-  /** Requests arriving while a fingerprint read is in flight share its answer. */
+  /**
+   * Requests arriving while a fingerprint read is in flight share its answer; a process that is
+   * its database's only writer (book cache on) keeps it until a book or a public identity changes.
+   */
   private fingerprint(): Promise<string> {
+    const cache = bookCacheOf(this.db);
     if (!this.inflightFingerprint) {
-      this.inflightFingerprint = boardFingerprint(this.db).finally(() => {
+      const read = () => boardFingerprint(this.db);
+      this.inflightFingerprint = (cache ? cache.readShared('arena-board-fingerprint', read) : read()).finally(() => {
         this.inflightFingerprint = null;
       });
     }

@@ -38,8 +38,12 @@ export class BookCache {
   private rowCount = 0;
   /** database reads under way, per key and query: concurrent misses share one */
   private readonly flights = new Map<string, { token: BookCacheToken; promise: Promise<unknown> }>();
+  /** bumped by every change to any book: reads over all books (readShared) are kept while it stands */
+  private anyGeneration = 0;
+  private readonly shared = new Map<string, unknown>();
   hits = 0;
   misses = 0;
+  sharedHits = 0;
 
   /** The cached row of `keyId` for this query, if any (undefined: read the database). */
   get(keyId: number, query: string): unknown {
@@ -79,6 +83,22 @@ export class BookCache {
     }
   }
 
+  /**
+   * A read over every book (the arena board's fingerprint): answered from memory until any book
+   * changes. Neither served nor stored while a change is held open.
+   */
+  async readShared<R>(query: string, load: () => Promise<R>): Promise<R> {
+    const quiet = () => this.holdAll === 0 && this.held.size === 0;
+    if (quiet() && this.shared.has(query)) {
+      this.sharedHits += 1;
+      return this.shared.get(query) as R;
+    }
+    const generation = this.anyGeneration;
+    const row = await load();
+    if (generation === this.anyGeneration && quiet()) this.shared.set(query, row);
+    return row;
+  }
+
   private current(keyId: number, token: BookCacheToken): boolean {
     return this.holdAll === 0 && !this.held.has(keyId) && token.epoch === this.epoch && token.generation === (this.generations.get(keyId) ?? 0);
   }
@@ -110,6 +130,8 @@ export class BookCache {
 
   /** A committed change to the key's book (or to every book: ALL_BOOKS). */
   changed(payload: string): void {
+    this.anyGeneration += 1;
+    this.shared.clear();
     if (payload === ALL_BOOKS) {
       this.epoch += 1;
       this.entries.clear();

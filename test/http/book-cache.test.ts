@@ -5,6 +5,7 @@ import { ORDER_ROUTE } from '../../src/http/routes/agent/spot.js';
 import { placeSpotOrder } from '../../src/services/spot-trading.js';
 import { sweepFuturesRisk } from '../../src/services/futures/risk-sweep.js';
 import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
+import { updateKey } from '../../src/storage/keys-repo.js';
 import { pmMarkets } from '../../src/storage/schema.js';
 import { snapshotEquity } from '../../src/workers/equity-snapshots.js';
 import { matchRestingOrders } from '../../src/workers/spot-matching.js';
@@ -203,6 +204,38 @@ describe('book cache', () => {
   it('the equity snapshot job (a set-wide write)', async () => {
     // yesterday's snapshot: the start of the portfolio's 24h window and a point of the curve
     await afterWrite(() => snapshotEquity(t.ctx.database, t.market, t.clock.now() - 86_400_000), ['/api/agent/portfolio', '/api/agent/equity-curve']);
+  });
+
+  it('the arena board fingerprint: kept in memory until a trade or a public identity changes (migration 0019)', async () => {
+    const board = async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/arena?pageSize=50' });
+      expect(res.statusCode, res.body).toBe(200);
+      return JSON.parse(res.body) as { total: number; rows: { handle: string; agentName: string | null; tradeCount: number }[] };
+    };
+    /** The board served now, then the one built from a fingerprint read afresh: the same. */
+    const fresh = async () => {
+      const served = await board();
+      cache().clear();
+      expect(served).toEqual(await board());
+      return served;
+    };
+    const { key: publicKey, keyId } = await t.newKey(undefined, { public: true, agentName: 'board-cache' });
+    const mine = (b: Awaited<ReturnType<typeof board>>) => b.rows.find((r) => r.agentName === 'board-cache' || r.agentName === 'renamed');
+    const before = await fresh();
+    expect(mine(before)?.tradeCount).toBe(0);
+    const hits = cache().sharedHits;
+    expect(await board()).toEqual(before);
+    expect(cache().sharedHits).toBeGreaterThan(hits);
+
+    const buy = { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.001, idempotencyKey: ik() };
+    const res = await t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: bearer(publicKey), payload: buy });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(mine(await fresh())?.tradeCount).toBe(1);
+
+    await updateKey(t.ctx.database.db, keyId, { agentName: 'renamed' });
+    expect(mine(await fresh())?.agentName).toBe('renamed');
+    await t.newKey(undefined, { public: true, agentName: 'board-cache-2' });
+    expect((await fresh()).total).toBe(before.total + 1);
   });
 
   it('reads racing writes never leave a stale copy', async () => {

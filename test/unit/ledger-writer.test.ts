@@ -129,4 +129,28 @@ describe('LedgerWriter fault isolation', () => {
     expect(stored[0]!.requestSummary).toEqual({ body: { 'k\ufffd': ['x\ufffdy', 'ok \ud83d\ude00'] } });
     expect(stored[0]!.startedAt).toBeInstanceOf(Date);
   });
+
+  it('flush() writes the rows queued before it and returns while new rows keep arriving; concurrent callers share batches', async () => {
+    const stored: LedgerInsert[] = [];
+    let inserts = 0;
+    // Every insert sees another row arrive meanwhile, like a server under steady load.
+    const writer: LedgerWriter = new LedgerWriter(
+      {
+        insert: async (rows) => {
+          inserts += 1;
+          if (inserts > 50) throw new Error('flush chased rows queued after it was called');
+          stored.push(...rows);
+          writer.enqueue(row(4));
+        },
+      },
+      { flushMs: 60_000, maxBatch: 3 },
+    );
+    for (let i = 0; i < 5; i += 1) writer.enqueue(row(2));
+    await Promise.all([writer.flush(), writer.flush(), writer.flush()]);
+    // five rows in batches of three: two inserts for all three callers, the rows they added wait for later
+    expect(inserts).toBe(2);
+    expect(stored.filter((r) => r.keyId === 2)).toHaveLength(5);
+    expect(writer.stats().queuedRows).toBe(1);
+    await writer.close();
+  });
 });
