@@ -50,7 +50,7 @@ export async function build() {
   mkdirSync(dirname(BUNDLE), { recursive: true });
   const result = await esbuild({
     absWorkingDir: root,
-    entryPoints: { [`main.js.${process.pid}`]: 'src/main.ts', [`pglite-template.js.${process.pid}`]: 'src/storage/pglite-template.ts', [`sim-template.js.${process.pid}`]: 'src/storage/sim-template.ts' },
+    entryPoints: { [`main.js.${process.pid}`]: 'src/main.ts', [`pglite-template.js.${process.pid}`]: 'src/storage/pglite-template.ts', [`sim-template.js.${process.pid}`]: 'src/storage/sim-template.ts', [`pglite-worker.js.${process.pid}`]: 'src/storage/pglite-worker.ts' },
     outdir: dirname(BUNDLE),
     outExtension: { '.js': '.tmp' },
     bundle: true,
@@ -66,7 +66,7 @@ export async function build() {
   });
   const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.includes('node_modules/'));
   writeFileSync(`${INPUTS}.${process.pid}.tmp`, JSON.stringify(inputs));
-  for (const name of ['pglite-template.js', 'sim-template.js', 'main.js']) {
+  for (const name of ['pglite-template.js', 'sim-template.js', 'pglite-worker.js', 'main.js']) {
     const file = join(dirname(BUNDLE), name);
     // The map's name inside the bundle is the temporary one: point it at the final name.
     writeFileSync(`${file}.${process.pid}.tmp`, readFileSync(`${file}.${process.pid}.tmp`, 'utf8').replace(/sourceMappingURL=[^\n]*$/, `sourceMappingURL=${name}.map`));

@@ -9,6 +9,7 @@ import pg from 'pg';
 import * as schema from './schema.js';
 import { migrate } from './migrate.js';
 import { BookCache, BOOK_CHANGES_CHANNEL } from './book-cache.js';
+import { openPgliteThread, type PgliteThread } from './pglite-thread.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -198,16 +199,16 @@ async function listenPostgres(
   };
 }
 
-/** PGlite runs BEGIN and COMMIT itself inside transaction(): they are told as statements too. */
-function observePglite(client: PGlite, onQuery: QueryObserver): void {
+/** The thread runs BEGIN and COMMIT itself inside transaction(): they are told as statements too. */
+function observePglite(client: PgliteThread, onQuery: QueryObserver): void {
   observe(client, 'query', onQuery);
   observe(client, 'exec', onQuery);
   const transaction = client.transaction.bind(client);
-  client.transaction = async <T>(callback: Parameters<PGlite['transaction']>[0]): Promise<T> => {
+  client.transaction = async <T>(callback: Parameters<PgliteThread['transaction']>[0]): Promise<T> => {
     onQuery('BEGIN');
     try {
       return (await transaction(async (tx) => {
-        for (const method of ['query', 'exec', 'sql']) observe(tx, method, onQuery);
+        for (const method of ['query', 'exec']) observe(tx, method, onQuery);
         return callback(tx);
       })) as T;
     } finally {
@@ -223,21 +224,17 @@ function observePglite(client: PGlite, onQuery: QueryObserver): void {
  */
 const PGLITE_START_PARAMS = [...((PGlite as unknown as { defaultStartParams?: string[] }).defaultStartParams ?? []), '-c', 'shared_buffers=32MB'];
 
+/** PGlite on a thread of its own (src/storage/pglite-thread.ts): its statements no longer stop the request thread. */
 async function openPglite(dir: string, onQuery?: QueryObserver, cache: BookCache | null = null): Promise<Database> {
-  let client: PGlite;
-  if (dir === 'memory://') client = new PGlite({ startParams: PGLITE_START_PARAMS });
-  else {
-    mkdirSync(dir, { recursive: true });
-    client = new PGlite(dir, { startParams: PGLITE_START_PARAMS });
-  }
-  await client.waitReady;
+  if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
+  const client = await openPgliteThread(dir, PGLITE_START_PARAMS);
   if (cache) {
     // one session: NOTIFY is delivered before the committing statement returns
     await client.exec(`set paper.book_signal = 'notify'`);
     await client.listen(BOOK_CHANGES_CHANNEL, (payload) => cache.changed(payload));
   }
   if (onQuery) observePglite(client, onQuery);
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const db = drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db;
   return {
     kind: 'pglite',
     db,

@@ -1,0 +1,28 @@
+/** Messages between the request thread (pglite-thread.ts) and the database thread (pglite-worker.ts). */
+export type ThreadRequest =
+  | { id: number; op: 'open'; dir: string; startParams?: string[] }
+  | { id: number; op: 'query'; text: string; params: unknown[] | undefined; rowMode: 'array' | 'object' | undefined; raw: boolean; tx?: number }
+  | { id: number; op: 'exec'; text: string; tx?: number }
+  | { id: number; op: 'begin' }
+  | { id: number; op: 'end'; tx: number; commit: boolean }
+  | { id: number; op: 'listen'; channel: string }
+  | { id: number; op: 'close' };
+
+/** A database error's fields that callers read (SQLSTATE `code` above all). */
+export interface WireError {
+  message: string;
+  code?: string;
+  detail?: string;
+  hint?: string;
+  constraint?: string;
+  table?: string;
+  column?: string;
+  schema?: string;
+  severity?: string;
+  where?: string;
+}
+
+export type ThreadReply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: WireError }
+  | { notify: string; payload: string };

@@ -1,0 +1,130 @@
+/**
+ * PGlite on a thread of its own (src/storage/pglite-worker.ts), behind the part of PGlite's
+ * interface that Drizzle and the database layer use: query, exec, transaction, listen, close.
+ * The request thread keeps serving HTTP while a statement runs; each statement costs a message
+ * each way.
+ */
+import { Worker } from 'node:worker_threads';
+import type { ThreadReply, ThreadRequest, WireError } from './pglite-thread-protocol.js';
+
+type Request = ThreadRequest extends infer R ? (R extends ThreadRequest ? Omit<R, 'id'> : never) : never;
+
+export interface QueryOptions {
+  rowMode?: 'array' | 'object';
+  parsers?: Record<number, unknown>;
+}
+
+/** What a statement answers (PGlite's Results). */
+export interface ThreadResults<T = Record<string, unknown>> {
+  rows: T[];
+  affectedRows?: number;
+  fields: { name: string; dataTypeID: number }[];
+}
+
+export interface ThreadSession {
+  query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<ThreadResults<T>>;
+  exec(text: string): Promise<ThreadResults[]>;
+}
+
+export interface PgliteThread extends ThreadSession {
+  transaction<T>(callback: (tx: ThreadSession) => Promise<T>): Promise<T>;
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** A database error as the driver would have thrown it (callers read `code`, the SQLSTATE). */
+export class ThreadDatabaseError extends Error {
+  constructor(wire: WireError) {
+    super(wire.message);
+    Object.assign(this, wire);
+  }
+}
+
+/** The bundle sits in dist/ beside its worker; from the sources (tsx, tests) the worker registers tsx first. */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url));
+  const source = new URL('./pglite-worker.ts', import.meta.url).href;
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, { eval: true });
+}
+
+/** `dir`: a directory, or `memory://`; `startParams`: PGlite's own when omitted. */
+export async function openPgliteThread(dir: string, startParams?: string[]): Promise<PgliteThread> {
+  const worker = startWorker();
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const listeners = new Map<string, Set<(payload: string) => void>>();
+  let nextId = 0;
+  let failure: Error | null = null;
+
+  const failAll = (error: Error) => {
+    failure ??= error;
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+  worker.on('message', (message: ThreadReply) => {
+    if ('notify' in message) {
+      for (const listener of listeners.get(message.notify) ?? []) listener(message.payload);
+      return;
+    }
+    const waiting = pending.get(message.id);
+    if (!waiting) return;
+    pending.delete(message.id);
+    if (message.ok) waiting.resolve(message.value);
+    else waiting.reject(new ThreadDatabaseError(message.error));
+  });
+  worker.on('error', (error) => failAll(error));
+  worker.on('exit', (code) => failAll(new Error(`the database thread exited (code ${code})`)));
+
+  const call = <T>(request: Request): Promise<T> => {
+    if (failure) return Promise.reject(failure);
+    const id = (nextId += 1);
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ ...request, id } as ThreadRequest);
+    });
+  };
+
+  const session = (tx?: number): ThreadSession => ({
+    query: (text, params, options) =>
+      call({ op: 'query', text, params, rowMode: options?.rowMode, raw: options?.parsers !== undefined, ...(tx === undefined ? {} : { tx }) }),
+    exec: (text) => call({ op: 'exec', text, ...(tx === undefined ? {} : { tx }) }),
+  });
+
+  try {
+    await call({ op: 'open', dir, ...(startParams ? { startParams } : {}) });
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  }
+  return {
+    ...session(),
+    async transaction(callback) {
+      const tx = await call<number>({ op: 'begin' });
+      let result;
+      try {
+        result = await callback(session(tx));
+      } catch (error) {
+        await call({ op: 'end', tx, commit: false }).catch(() => undefined);
+        throw error;
+      }
+      await call({ op: 'end', tx, commit: true });
+      return result;
+    },
+    async listen(channel, onPayload) {
+      let set = listeners.get(channel);
+      if (!set) {
+        set = new Set();
+        listeners.set(channel, set);
+        await call({ op: 'listen', channel });
+      }
+      set.add(onPayload);
+      return async () => {
+        set.delete(onPayload);
+      };
+    },
+    async close() {
+      if (!failure) await call({ op: 'close' }).catch(() => undefined);
+      failure ??= new Error('the database is closed');
+      await worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The embedded database on a thread of its own (src/storage/pglite-thread.ts is the other end):
+ * PGlite runs each statement synchronously in WebAssembly, so on the request thread every
+ * statement stopped all HTTP work until it finished. Here it runs beside it.
+ * Messages in: open, query, exec, begin/end (a transaction held open between them), listen,
+ * close. Every reply carries the request's id; notifications are posted as they arrive, so they
+ * reach the other thread before the reply of the statement that caused them.
+ */
+import { parentPort } from 'node:worker_threads';
+import { PGlite, types, type Transaction } from '@electric-sql/pglite';
+import type { ThreadRequest, ThreadReply, WireError } from './pglite-thread-protocol.js';
+
+const port = parentPort!;
+/** Drizzle reads these as text (its own parsers are identity functions, which cannot cross threads). */
+const RAW_TYPES = [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DATE, 1231, 1115, 1185, 1187, 1182];
+const rawParsers = Object.fromEntries(RAW_TYPES.map((oid) => [oid, (value: string) => value]));
+
+let client: PGlite | null = null;
+const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
+let nextTx = 0;
+
+const reply = (message: ThreadReply) => port.postMessage(message);
+
+function wireError(error: unknown): WireError {
+  const e = (error ?? {}) as Record<string, unknown>;
+  const out: WireError = { message: error instanceof Error ? error.message : String(error) };
+  for (const field of ['code', 'detail', 'hint', 'constraint', 'table', 'column', 'schema', 'severity', 'where'] as const) {
+    if (typeof e[field] === 'string') out[field] = e[field] as string;
+  }
+  return out;
+}
+
+async function handle(message: ThreadRequest): Promise<void> {
+  const { id } = message;
+  try {
+    switch (message.op) {
+      case 'open': {
+        client = new PGlite(message.dir === 'memory://' ? undefined : message.dir, message.startParams ? { startParams: message.startParams } : {});
+        await client.waitReady;
+        return reply({ id, ok: true, value: null });
+      }
+      case 'query': {
+        const target = message.tx === undefined ? client! : transactions.get(message.tx)!.tx;
+        const options = { rowMode: message.rowMode, ...(message.raw ? { parsers: rawParsers } : {}) };
+        const result = await target.query(message.text, message.params, options);
+        return reply({ id, ok: true, value: result });
+      }
+      case 'exec': {
+        const target = message.tx === undefined ? client! : transactions.get(message.tx)!.tx;
+        return reply({ id, ok: true, value: await target.exec(message.text) });
+      }
+      case 'begin': {
+        const txId = (nextTx += 1);
+        // Held open until 'end': PGlite queues every other statement meanwhile, as in one thread.
+        const done = client!.transaction(
+          (tx) =>
+            new Promise<void>((resolve, reject) => {
+              transactions.set(txId, { tx, end: (commit) => (commit ? resolve() : reject(new RollbackRequested())) });
+              reply({ id, ok: true, value: txId });
+            }),
+        );
+        done.then(
+          () => settleTx(txId, null),
+          (error: unknown) => settleTx(txId, error instanceof RollbackRequested ? null : error),
+        );
+        return;
+      }
+      case 'end': {
+        const open = transactions.get(message.tx);
+        if (!open) return reply({ id, ok: false, error: { message: `transaction ${message.tx} is not open` } });
+        ending.set(message.tx, id);
+        open.end(message.commit);
+        return;
+      }
+      case 'listen': {
+        await client!.listen(message.channel, (payload) => reply({ notify: message.channel, payload }));
+        return reply({ id, ok: true, value: null });
+      }
+      case 'close': {
+        await client?.close();
+        client = null;
+        return reply({ id, ok: true, value: null });
+      }
+    }
+  } catch (error) {
+    reply({ id, ok: false, error: wireError(error) });
+  }
+}
+
+class RollbackRequested extends Error {}
+/** The request id waiting for each transaction's end. */
+const ending = new Map<number, number>();
+
+function settleTx(txId: number, error: unknown): void {
+  transactions.delete(txId);
+  const id = ending.get(txId);
+  ending.delete(txId);
+  if (id === undefined) return;
+  reply(error ? { id, ok: false, error: wireError(error) } : { id, ok: true, value: null });
+}
+
+port.on('message', (message: ThreadRequest) => void handle(message));

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPgliteThread, type PgliteThread } from '../../src/storage/pglite-thread.js';
+import { sqlStateOf } from '../../src/storage/sql-state.js';
+
+/** PGlite on its own thread (src/storage/pglite-thread.ts) behaves like the in-process engine it replaced. */
+let db: PgliteThread;
+
+beforeAll(async () => {
+  db = await openPgliteThread('memory://');
+  await db.exec('create table t (id int primary key, v text)');
+}, 60_000);
+afterAll(async () => {
+  await db?.close();
+});
+
+const ids = async () => (await db.query<{ id: number }>('select id from t order by id')).rows.map((r) => r.id);
+
+describe('PGlite thread', () => {
+  it('answers rows in object and array mode, with parameters', async () => {
+    await db.query('insert into t values ($1, $2), ($3, $4)', [1, 'a', 2, 'b']);
+    expect((await db.query('select id, v from t order by id')).rows).toEqual([{ id: 1, v: 'a' }, { id: 2, v: 'b' }]);
+    expect((await db.query('select id, v from t where id = $1', [2], { rowMode: 'array' })).rows).toEqual([[2, 'b']]);
+  });
+
+  it('keeps timestamps as text when asked for raw parsers (as Drizzle does)', async () => {
+    const raw = await db.query<{ at: unknown }>(`select '2026-01-02T03:04:05Z'::timestamptz as at`, [], { parsers: {} });
+    expect(typeof raw.rows[0]!.at).toBe('string');
+  });
+
+  it('passes the SQLSTATE of a failed statement and stays usable', async () => {
+    const error = await db.query('insert into t values (1, $1)', ['dup']).catch((e: unknown) => e);
+    expect(sqlStateOf(error)).toBe('23505');
+    expect((error as { constraint?: string }).constraint).toBe('t_pkey');
+    expect(await ids()).toEqual([1, 2]);
+  });
+
+  it('commits a transaction, rolls one back when its callback throws, and keeps other statements out of it', async () => {
+    await db.transaction(async (tx) => {
+      await tx.query('insert into t values (3, $1)', ['c']);
+    });
+    let outside: Promise<unknown> | null = null;
+    const failed = await db
+      .transaction(async (tx) => {
+        await tx.query('insert into t values (4, $1)', ['d']);
+        // Sent while the transaction is open: it must run after it, not inside it.
+        outside = db.query('insert into t values (5, $1)', ['e']);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        throw new Error('decided against it');
+      })
+      .catch((e: Error) => e.message);
+    await outside;
+    expect(failed).toBe('decided against it');
+    expect(await ids()).toEqual([1, 2, 3, 5]);
+  });
+
+  it('delivers a NOTIFY before the reply of the statement that committed it', async () => {
+    const seen: string[] = [];
+    await db.listen('thread_test', (payload) => seen.push(payload));
+    await db.query(`select pg_notify('thread_test', 'x')`);
+    expect(seen).toEqual(['x']);
+  });
+
+  it('leaves the calling thread free while a statement runs', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 10);
+    try {
+      await db.query('select pg_sleep(0.5)');
+    } finally {
+      clearInterval(timer);
+    }
+    // In-process PGlite runs the statement synchronously: no timer fires until it ends.
+    expect(ticks).toBeGreaterThanOrEqual(10);
+  });
+
+  it('rejects every call once the database thread is gone', async () => {
+    const other = await openPgliteThread('memory://');
+    await other.close();
+    await expect(other.query('select 1')).rejects.toThrow(/closed|exited/);
+  });
+});
