@@ -1,6 +1,6 @@
 /**
  * Compiles the TypeScript service into one JavaScript file, dist/main.js (most dependencies stay
- * in node_modules), so a start loads plain JavaScript instead of transpiling ~280 files at run
+ * in node_modules; dist/pglite-worker.js beside it is the embedded database's thread), so a start loads plain JavaScript instead of transpiling ~280 files at run
  * time (tsx: ~3 s of CPU before the first line of the program). The launcher
  * (bin/paper-arena.mjs, what `npm start` and `npx paper-arena` run) rebuilds it when a source
  * file changed since. `node bin/build.mjs` (`npm run build`; `npm ci` runs it as `prepare`) also
