@@ -14,7 +14,7 @@ import { ApiError } from '../http/errors.js';
 import { CACHE } from '../http/routes/arena/schemas.js';
 import { relatedMarketsForCoin } from '../pm/api.js';
 import { venueById } from '../pm/venues.js';
-import { ArenaBoards } from '../services/arena-board.js';
+import { ArenaBoards, boardOptions } from '../services/arena-board.js';
 import { decisionArtifact, decisionsPage } from '../services/arena-decisions.js';
 import { computeScorecard } from '../services/arena-scorecards.js';
 import { competitionBoard, listCompetitions } from '../services/competitions.js';
@@ -78,7 +78,7 @@ const CHART: Pick<Rendered, 'scripts' | 'styles'> = { scripts: ['uplot.js', 'cha
 export function webRoutes(ctx: AppContext) {
   return async (app: FastifyInstance): Promise<void> => {
     const db = ctx.database.db;
-    const boards = new ArenaBoards(db, ctx.clock, { houseAgents: ctx.config.houseAgents });
+    const boards = new ArenaBoards(db, ctx.clock, boardOptions(ctx));
     const publicPage = { config: { publicRate: true }, schema: { hide: true } };
     registerAssets(app);
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ArenaBoards } from '../../../services/arena-board.js';
+import { ArenaBoards, boardOptions } from '../../../services/arena-board.js';
 import type { AppContext } from '../../context.js';
 import { adminCompetitionRoutes } from './admin-competitions.js';
 import { competitionRoutes } from './competitions.js';
@@ -10,7 +10,7 @@ import { scorecardRoutes } from './scorecards.js';
 /** Every public Arena and competition read, plus the owners' competition admin routes. */
 export function arenaRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const boards = new ArenaBoards(ctx.database.db, ctx.clock, { houseAgents: ctx.config.houseAgents });
+    const boards = new ArenaBoards(ctx.database.db, ctx.clock, boardOptions(ctx));
     await app.register(leaderboardRoutes(ctx, boards));
     await app.register(competitionRoutes(ctx));
     await app.register(decisionRoutes(ctx));

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { keyIdFromHandle } from '../../../domain/api-keys.js';
 import { BOARD_WINDOWS, DEFAULT_WINDOW } from '../../../arena/windows.js';
-import { ArenaBoards } from '../../../services/arena-board.js';
+import { ArenaBoards, boardOptions } from '../../../services/arena-board.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { answerNotModified, jsonBytes, sendJsonText, VersionedCache, weakEtag } from '../../hot-responses.js';
@@ -12,7 +12,7 @@ import { CACHE, HandleParam, publicErrors, tags } from './schemas.js';
 import { LeaderboardResponse, ProfileResponse } from '../../responses/arena.js';
 
 /** `GET /api/arena` and `GET /api/arena/{handle}` (contract §4.2). */
-export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.database.db, ctx.clock, { houseAgents: ctx.config.houseAgents })): FastifyPluginAsyncTypebox {
+export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.database.db, ctx.clock, boardOptions(ctx))): FastifyPluginAsyncTypebox {
   const heads = new VersionedCache<Buffer>(500);
   const answers = new VersionedCache<Buffer>(500);
   return async (app) => {
