@@ -118,8 +118,8 @@ export class ArenaBoards {
 
   /** Requests arriving while a fingerprint read is in flight share its answer (and see fingerprintInMemory). */
   private fingerprint(): Promise<string> {
-    const cache = this.options.fingerprintInMemory ? bookCacheOf(this.db) : null;
     if (!this.inflightFingerprint) {
+      const cache = this.options.fingerprintInMemory ? bookCacheOf(this.db) : null;
       const read = () => boardFingerprint(this.db);
       this.inflightFingerprint = (cache ? cache.readShared('arena-board-fingerprint', read) : read()).finally(() => {
         this.inflightFingerprint = null;

@@ -7,7 +7,9 @@
 import { Worker } from 'node:worker_threads';
 import type { ThreadReply, ThreadRequest, WireError } from './pglite-thread-protocol.js';
 
-type Request = ThreadRequest extends infer R ? (R extends ThreadRequest ? Omit<R, 'id'> : never) : never;
+/** A request before `call` numbers it (Omit applied to each member of the union). */
+type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+type Request = WithoutId<ThreadRequest>;
 
 export interface QueryOptions {
   rowMode?: 'array' | 'object';

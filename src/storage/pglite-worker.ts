@@ -16,7 +16,8 @@ const RAW_TYPES = [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DAT
 const rawParsers = Object.fromEntries(RAW_TYPES.map((oid) => [oid, (value: string) => value]));
 
 let client: PGlite | null = null;
-const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void }>();
+/** Open transactions: each waits for 'end', whose request id it answers once PGlite finished it. */
+const transactions = new Map<number, { tx: Transaction; end: (commit: boolean) => void; endRequest?: number }>();
 let nextTx = 0;
 
 const reply = (message: ThreadReply) => port.postMessage(message);
@@ -68,7 +69,7 @@ async function handle(message: ThreadRequest): Promise<void> {
       case 'end': {
         const open = transactions.get(message.tx);
         if (!open) return reply({ id, ok: false, error: { message: `transaction ${message.tx} is not open` } });
-        ending.set(message.tx, id);
+        open.endRequest = id;
         open.end(message.commit);
         return;
       }
@@ -88,13 +89,10 @@ async function handle(message: ThreadRequest): Promise<void> {
 }
 
 class RollbackRequested extends Error {}
-/** The request id waiting for each transaction's end. */
-const ending = new Map<number, number>();
 
 function settleTx(txId: number, error: unknown): void {
+  const id = transactions.get(txId)?.endRequest;
   transactions.delete(txId);
-  const id = ending.get(txId);
-  ending.delete(txId);
   if (id === undefined) return;
   reply(error ? { id, ok: false, error: wireError(error) } : { id, ok: true, value: null });
 }
