@@ -17,6 +17,16 @@ export type Role = 'serve' | 'api' | 'worker';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
+/**
+ * The embedded database's thread stopped: nothing can be served or written any more. Exit
+ * non-zero so a supervisor restarts the service; PGlite recovers its files on open, as after
+ * a SIGKILL (committed writes kept, the interrupted ones gone whole).
+ */
+function exitOnDatabaseLost(error: Error): void {
+  process.stderr.write(`fatal: the embedded database stopped (${error.message}); exiting so the service can be restarted\n`);
+  process.exit(70); // EX_SOFTWARE
+}
+
 /** Starts a process in one role and closes it gracefully on SIGTERM/SIGINT. */
 export async function runServer(config: Config, role: Role): Promise<void> {
   const startedAt = Date.now();
@@ -27,7 +37,13 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     const init = config.databaseUrl ? 'existing' : await initPgliteDir(pgliteDir);
     if (init !== 'existing') progress(init === 'copied' ? 'database: copied the ready PGlite database' : 'database: created the PGlite files');
     // serve is its database's only writer: account reads may keep in-process copies (src/storage/book-cache.ts)
-    const opened = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: config.databasePoolMax, bookCache: role === 'serve' });
+    const opened = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      pgliteDir,
+      poolMax: config.databasePoolMax,
+      bookCache: role === 'serve',
+      onLost: exitOnDatabaseLost,
+    });
     progress(`database: open and migrated (${opened.kind})`);
     return opened;
   })();

@@ -57,6 +57,12 @@ export interface DatabaseOptions {
    * that is the only writer of the database (role `serve`): another process's writes are not seen.
    */
   bookCache?: boolean;
+  /**
+   * PGlite only: called once if its thread stops on its own (a WebAssembly abort, out of
+   * memory). The embedded database is then gone for good; a server exits so a supervisor
+   * restarts it, and the restart recovers the files as after a crash.
+   */
+  onLost?: (error: Error) => void;
 }
 
 const bookCaches = new WeakMap<object, BookCache>();
@@ -73,7 +79,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const cache = options.bookCache ? new BookCache() : null;
   const database = options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolMax ?? 10, options.onQuery, cache)
-    : await openPglite(options.pgliteDir, options.onQuery, cache);
+    : await openPglite(options.pgliteDir, options.onQuery, cache, options.onLost);
   await migrate(database.db);
   if (cache) bookCaches.set(database.db, cache);
   return database;
@@ -225,9 +231,9 @@ function observePglite(client: PgliteThread, onQuery: QueryObserver): void {
 const PGLITE_START_PARAMS = [...((PGlite as unknown as { defaultStartParams?: string[] }).defaultStartParams ?? []), '-c', 'shared_buffers=32MB'];
 
 /** PGlite on a thread of its own (src/storage/pglite-thread.ts): its statements no longer stop the request thread. */
-async function openPglite(dir: string, onQuery?: QueryObserver, cache: BookCache | null = null): Promise<Database> {
+async function openPglite(dir: string, onQuery?: QueryObserver, cache: BookCache | null = null, onLost?: (error: Error) => void): Promise<Database> {
   if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
-  const client = await openPgliteThread(dir, PGLITE_START_PARAMS);
+  const client = await openPgliteThread(dir, { startParams: PGLITE_START_PARAMS, ...(onLost ? { onLost } : {}) });
   if (cache) {
     // one session: NOTIFY is delivered before the committing statement returns
     await client.exec(`set paper.book_signal = 'notify'`);

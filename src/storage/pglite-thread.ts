@@ -4,7 +4,7 @@
  * The request thread keeps serving HTTP while a statement runs; each statement costs a message
  * each way.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { ThreadReply, ThreadRequest, WireError } from './pglite-thread-protocol.js';
 
 /** A request before `call` numbers it (Omit applied to each member of the union). */
@@ -42,25 +42,44 @@ export class ThreadDatabaseError extends Error {
   }
 }
 
-/** The bundle sits in dist/ beside its worker; from the sources (tsx, tests) the worker registers tsx first. */
-function startWorker(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url));
-  const source = new URL('./pglite-worker.ts', import.meta.url).href;
-  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, { eval: true });
+export interface PgliteThreadOptions {
+  /** PGlite's own when omitted. */
+  startParams?: string[];
+  /** Bounds on the thread's JavaScript heap (Node's Worker resourceLimits). */
+  resourceLimits?: ResourceLimits;
+  /**
+   * Called once when the thread stops without close() (a WebAssembly abort, out of memory):
+   * the database is gone for good, every later call rejects.
+   */
+  onLost?: (error: Error) => void;
 }
 
-/** `dir`: a directory, or `memory://`; `startParams`: PGlite's own when omitted. */
-export async function openPgliteThread(dir: string, startParams?: string[]): Promise<PgliteThread> {
-  const worker = startWorker();
+/** The bundle sits in dist/ beside its worker; from the sources (tsx, tests) the worker registers tsx first. */
+function startWorker(resourceLimits?: ResourceLimits): Worker {
+  const options = resourceLimits ? { resourceLimits } : {};
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./pglite-worker.js', import.meta.url), options);
+  const source = new URL('./pglite-worker.ts', import.meta.url).href;
+  return new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); });`, { ...options, eval: true });
+}
+
+/** `dir`: a directory, or `memory://`. */
+export async function openPgliteThread(dir: string, options: PgliteThreadOptions = {}): Promise<PgliteThread> {
+  const { startParams, onLost } = options;
+  const worker = startWorker(options.resourceLimits);
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   const listeners = new Map<string, Set<(payload: string) => void>>();
   let nextId = 0;
   let failure: Error | null = null;
 
+  // lost = stopped after opening and before close() began
+  let opened = false;
+  let closing = false;
   const failAll = (error: Error) => {
+    const lost = failure === null && opened && !closing;
     failure ??= error;
     for (const p of pending.values()) p.reject(error);
     pending.clear();
+    if (lost) onLost?.(error);
   };
   worker.on('message', (message: ThreadReply) => {
     if ('notify' in message) {
@@ -97,6 +116,7 @@ export async function openPgliteThread(dir: string, startParams?: string[]): Pro
     await worker.terminate();
     throw error;
   }
+  opened = true;
   return {
     ...session(),
     async transaction(callback) {
@@ -124,6 +144,7 @@ export async function openPgliteThread(dir: string, startParams?: string[]): Pro
       };
     },
     async close() {
+      closing = true;
       if (!failure) await call({ op: 'close' }).catch(() => undefined);
       failure ??= new Error('the database is closed');
       await worker.terminate();

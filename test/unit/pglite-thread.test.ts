@@ -72,9 +72,23 @@ describe('PGlite thread', () => {
     expect(ticks).toBeGreaterThanOrEqual(10);
   });
 
-  it('rejects every call once the database thread is gone', async () => {
-    const other = await openPgliteThread('memory://');
+  it('rejects every call once the database thread is closed, without reporting it lost', async () => {
+    const lost: Error[] = [];
+    const other = await openPgliteThread('memory://', { onLost: (error) => lost.push(error) });
     await other.close();
     await expect(other.query('select 1')).rejects.toThrow(/closed|exited/);
+    expect(lost).toEqual([]);
   });
+
+  it('reports a thread that stops on its own once, and rejects the statement it was running and every later one', async () => {
+    const lost: Error[] = [];
+    // a small JavaScript heap: a result far larger than it stops the thread (out of memory)
+    const other = await openPgliteThread('memory://', { resourceLimits: { maxOldGenerationSizeMb: 48 }, onLost: (error) => lost.push(error) });
+    expect((await other.query<{ one: number }>('select 1 as one')).rows).toEqual([{ one: 1 }]);
+    await expect(other.query(`select repeat('x', 1000000) from generate_series(1, 400)`)).rejects.toThrow();
+    await expect(other.query('select 1')).rejects.toThrow();
+    expect(lost).toHaveLength(1);
+    await other.close();
+    expect(lost).toHaveLength(1);
+  }, 60_000);
 });
