@@ -34,7 +34,7 @@ export async function insertLedgerRows(db: Queryable, rows: LedgerInsert[]): Pro
     from json_to_recordset(${JSON.stringify(rows)}::json) as r(
       id uuid, seq bigint, "keyId" integer, method text, endpoint text, venue text, "eventType" text, "statusCode" integer,
       "ledgerStatus" text, "latencyMs" integer, "idempotencyKey" text, "relatedEntityType" text, "relatedEntityId" text,
-      "requestSummary" jsonb, "responseSummary" jsonb, "blockReasons" jsonb, "runId" text, "decisionId" text,
+      "requestSummary" json, "responseSummary" json, "blockReasons" jsonb, "runId" text, "decisionId" text,
       "strategyLabel" text, confidence double precision, "rationaleSummary" text, "startedAt" timestamptz,
       "completedAt" timestamptz)
     on conflict (id) do nothing`);
