@@ -1,7 +1,7 @@
 /** Messages between the request thread (pglite-thread.ts) and the database thread (pglite-worker.ts). */
 export type ThreadRequest =
   | { id: number; op: 'open'; dir: string; startParams?: string[] }
-  | { id: number; op: 'query'; text: string; params: unknown[] | undefined; rowMode: 'array' | 'object' | undefined; raw: boolean; tx?: number }
+  | { id: number; op: 'query'; text: string; params: unknown[] | undefined; rowMode: 'array' | 'object' | undefined; tx?: number }
   | { id: number; op: 'exec'; text: string; tx?: number }
   | { id: number; op: 'begin' }
   | { id: number; op: 'end'; tx: number; commit: boolean }

@@ -13,6 +13,7 @@ type Request = WithoutId<ThreadRequest>;
 
 export interface QueryOptions {
   rowMode?: 'array' | 'object';
+  /** Accepted for Drizzle and ignored: timestamps, intervals and dates always come back as text (src/storage/pglite-worker.ts). */
   parsers?: Record<number, unknown>;
 }
 
@@ -106,7 +107,7 @@ export async function openPgliteThread(dir: string, options: PgliteThreadOptions
 
   const session = (tx?: number): ThreadSession => ({
     query: (text, params, options) =>
-      call({ op: 'query', text, params, rowMode: options?.rowMode, raw: options?.parsers !== undefined, ...(tx === undefined ? {} : { tx }) }),
+      call({ op: 'query', text, params, rowMode: options?.rowMode, ...(tx === undefined ? {} : { tx }) }),
     exec: (text) => call({ op: 'exec', text, ...(tx === undefined ? {} : { tx }) }),
   });
 

@@ -22,9 +22,11 @@ describe('PGlite thread', () => {
     expect((await db.query('select id, v from t where id = $1', [2], { rowMode: 'array' })).rows).toEqual([[2, 'b']]);
   });
 
-  it('keeps timestamps as text when asked for raw parsers (as Drizzle does)', async () => {
-    const raw = await db.query<{ at: unknown }>(`select '2026-01-02T03:04:05Z'::timestamptz as at`, [], { parsers: {} });
-    expect(typeof raw.rows[0]!.at).toBe('string');
+  it('answers timestamps, dates and intervals as text, the way Drizzle reads them', async () => {
+    const row = { at: '2026-01-02 03:04:05+00', day: '2026-01-02', span: '00:05:00', days: ['2026-01-02', '2026-01-03'] };
+    const sql = `select '2026-01-02T03:04:05Z'::timestamptz as at, '2026-01-02'::date as day, '5 minutes'::interval as span, array['2026-01-02'::date, '2026-01-03'] as days`;
+    expect((await db.query(sql, [], { parsers: {} })).rows).toEqual([row]);
+    expect((await db.query(sql)).rows).toEqual([row]);
   });
 
   it('passes the SQLSTATE of a failed statement and stays usable', async () => {
