@@ -54,6 +54,30 @@ type WriteIds = Extract<WriteOutcome, { outcome: 'applied' }>['ids'];
 const LOCKED_ATTEMPTS = 2;
 
 export async function runTradeWrite<R>(db: Db, write: TradeWrite<R>): Promise<TradeWriteResult<R>> {
+  return oneAtATime(write.read.keyId, () => readDecideWrite(db, write));
+}
+
+/**
+ * Writes of one book from this process run one after another. Run together, the later ones
+ * would only find the book changed by the first (`stale`) and decide again under a lock — on
+ * PGlite a transaction that holds the one database thread while this thread decides. Other
+ * processes and the risk sweep still meet the guards in the write.
+ */
+const booksWriting = new Map<number, Promise<unknown>>();
+
+async function oneAtATime<T>(keyId: number, run: () => Promise<T>): Promise<T> {
+  const before = booksWriting.get(keyId);
+  const mine = before ? before.then(run, run) : run();
+  const settled = mine.catch(() => undefined);
+  booksWriting.set(keyId, settled);
+  try {
+    return await mine;
+  } finally {
+    if (booksWriting.get(keyId) === settled) booksWriting.delete(keyId);
+  }
+}
+
+async function readDecideWrite<R>(db: Db, write: TradeWrite<R>): Promise<TradeWriteResult<R>> {
   const requestHash = write.idempotency ? intentHash(write.idempotency) : null;
   const first = await attempt(db, write, requestHash, false);
   if (first) return first;

@@ -100,6 +100,25 @@ describe('trade writes: ≤ 3 round trips', () => {
     expect(measured.count, measured.statements.join('\n')).toBeLessThanOrEqual(2 + 2 * filled);
   });
 
+  it('concurrent orders of one key from this process: each still reads once and writes once (none retries under a lock)', async () => {
+    const { key: k } = await t.newKey();
+    await t.app.inject({ method: 'GET', url: '/api/agent/me', headers: bearer(k) });
+    const n = 12;
+    let statuses: number[] = [];
+    const measured = await counter.measure(async () => {
+      const answers = await Promise.all(
+        Array.from({ length: n }, () =>
+          t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: bearer(k), payload: { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.001, idempotencyKey: ik() } }),
+        ),
+      );
+      statuses = answers.map((a) => a.statusCode);
+    });
+    expect(statuses).toEqual(Array(n).fill(200));
+    // run together, all but the first would find the book changed and decide again in a transaction
+    expect(measured.statements.filter((s) => /^begin/i.test(s)), measured.statements.join('\n')).toEqual([]);
+    expect(measured.count).toBe(2 * n);
+  });
+
   it('the futures risk job: a few statements per batch, not per position', async () => {
     t.market.set('1027', 3_000, t.clock.now());
     for (let i = 0; i < 3; i += 1) {
