@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import { checkBooks } from '../../src/services/doctor.js';
+import { sql } from 'drizzle-orm';
 import { findWallet } from '../../src/storage/books-repo.js';
+import { queryRows } from '../../src/storage/db.js';
 import { readBook, writeTrade, type IdempotencyClaim } from '../../src/storage/trade-write-repo.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 
@@ -49,5 +51,17 @@ describe('paper_trade_write', () => {
     expect(again).toEqual({ outcome: 'exists', record: { route: 'test', requestHash: 'h', statusCode: 200, response: { ok: 1 } } });
     expect((await findWallet(db, keyId))!.frozen.toNumber()).toBe(0);
     expect((await readBook(db, { keyId, idempotencyKey: 'same' })).idempotency).toMatchObject({ statusCode: 200 });
+  });
+
+  it('inserts every column of the rows it writes by name (a column added to the table must be added to the function)', async () => {
+    const [fn] = await queryRows<{ def: string }>(t.ctx.database.db, sql`select pg_get_functiondef('paper_trade_write'::regproc) as def`);
+    for (const table of ['pm_positions', 'arena_decisions']) {
+      const columns = await queryRows<{ name: string }>(
+        t.ctx.database.db,
+        sql`select column_name as name from information_schema.columns where table_schema = 'public' and table_name = ${table} and column_name <> 'id'`,
+      );
+      const listed = new RegExp(`INSERT INTO ${table} \\(([^)]*)\\)`).exec(fn!.def)?.[1]?.split(',').map((c) => c.trim());
+      expect(listed?.sort(), table).toEqual(columns.map((c) => c.name).sort());
+    }
   });
 });
