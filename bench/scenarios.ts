@@ -159,7 +159,8 @@ function historyScenario(name: string, which: 'short' | 'long'): Scenario {
       if (seeded.non2xx + seeded.errors > 0) throw new Error(`seeding ${amount} orders: ${seeded.non2xx} non-2xx, ${seeded.errors} errors`);
       // the seed's ledger rows are written behind the answers; /performance writes them through, so the
       // measured reads do not share the database with a 10,000-row backlog
-      await fetch(`${ctx.baseUrl}/api/agent/performance`, { headers: auth(key) });
+      const flushed = await fetch(`${ctx.baseUrl}/api/agent/performance`, { headers: auth(key) });
+      if (!flushed.ok) throw new Error(`writing the seed's ledger rows through: GET /api/agent/performance answered ${flushed.status}`);
     },
     build: (ctx) => [{ method: 'GET', path: '/api/agent/portfolio', headers: { authorization: `Bearer ${ctx.historyKeys[which]}` } }],
   };

@@ -8,7 +8,7 @@
  * (`stale`), the attempt is repeated inside a transaction that locks the book while reading,
  * so it cannot go stale again for the book's own rows.
  */
-import { ApiError } from '../http/errors.js';
+import { BookWriteQueue, bookBusy } from './book-write-queue.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { readBook, writeTrade, type WriteOutcome, type BookReadRequest, type BookSnapshot, type IdempotencyClaim, type StoredIdempotency } from '../storage/trade-write-repo.js';
 import type { TradeEffects } from '../domain/trade-effects.js';
@@ -53,28 +53,18 @@ type WriteIds = Extract<WriteOutcome, { outcome: 'applied' }>['ids'];
 
 const LOCKED_ATTEMPTS = 2;
 
-export async function runTradeWrite<R>(db: Db, write: TradeWrite<R>): Promise<TradeWriteResult<R>> {
-  return oneAtATime(write.read.keyId, () => readDecideWrite(db, write));
-}
-
 /**
- * Writes of one book from this process run one after another. Run together, the later ones
- * would only find the book changed by the first (`stale`) and decide again under a lock — on
- * PGlite a transaction that holds the one database thread while this thread decides. Other
- * processes and the risk sweep still meet the guards in the write.
+ * Writes of one book from this process run one after another (src/services/book-write-queue.ts):
+ * run together, the later ones went stale on the first and decided again under a lock — on
+ * PGlite a transaction holding the one database thread while this thread decides. Other
+ * processes and the risk sweep still meet the guards in the write. One queue per database.
  */
-const booksWriting = new Map<number, Promise<unknown>>();
+const queues = new WeakMap<Db, BookWriteQueue>();
 
-async function oneAtATime<T>(keyId: number, run: () => Promise<T>): Promise<T> {
-  const before = booksWriting.get(keyId);
-  const mine = before ? before.then(run, run) : run();
-  const settled = mine.catch(() => undefined);
-  booksWriting.set(keyId, settled);
-  try {
-    return await mine;
-  } finally {
-    if (booksWriting.get(keyId) === settled) booksWriting.delete(keyId);
-  }
+export async function runTradeWrite<R>(db: Db, write: TradeWrite<R>): Promise<TradeWriteResult<R>> {
+  let queue = queues.get(db);
+  if (!queue) queues.set(db, (queue = new BookWriteQueue()));
+  return queue.run(write.read.keyId, () => readDecideWrite(db, write));
 }
 
 async function readDecideWrite<R>(db: Db, write: TradeWrite<R>): Promise<TradeWriteResult<R>> {
@@ -85,7 +75,7 @@ async function readDecideWrite<R>(db: Db, write: TradeWrite<R>): Promise<TradeWr
     const locked = await db.transaction((tx) => attempt(tx, write, requestHash, true));
     if (locked) return locked;
   }
-  throw new ApiError(503, 'contention_retry', 'the book is being updated by another writer; retry with the same idempotencyKey', {}, { 'retry-after': '1' });
+  throw bookBusy();
 }
 
 /** One read-decide-write; null when the write found the rows changed. */

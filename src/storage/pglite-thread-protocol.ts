@@ -22,6 +22,14 @@ export interface WireError {
   where?: string;
 }
 
+/**
+ * An error after which the engine cannot go on: a WebAssembly trap (PGlite's abort) or its
+ * exit (a FATAL). The database thread then stops, which the other side reports as lost.
+ */
+export function isEngineFatal(error: unknown): boolean {
+  return error instanceof WebAssembly.RuntimeError || (error as { name?: unknown } | null)?.name === 'ExitStatus';
+}
+
 export type ThreadReply =
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: WireError }

@@ -13,7 +13,7 @@ type Request = WithoutId<ThreadRequest>;
 
 export interface QueryOptions {
   rowMode?: 'array' | 'object';
-  /** Accepted for Drizzle and ignored: timestamps, intervals and dates always come back as text (src/storage/pglite-worker.ts). */
+  /** Accepted for Drizzle and ignored: timestamps, intervals and dates always come back as text, their arrays as arrays of text (src/storage/pglite-worker.ts). */
   parsers?: Record<number, unknown>;
 }
 

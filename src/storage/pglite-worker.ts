@@ -8,13 +8,15 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
-import type { ThreadRequest, ThreadReply, WireError } from './pglite-thread-protocol.js';
+import { isEngineFatal, type ThreadRequest, type ThreadReply, type WireError } from './pglite-thread-protocol.js';
 
 const port = parentPort!;
 /**
- * Every statement answers these as text, as Drizzle asks for (its own parsers are identity
- * functions, which cannot cross threads). Set once on the instance: passing parsers per query
- * makes PGlite copy its whole parser table (300+ types) each time, ~120 µs a statement.
+ * Every statement answers timestamps, dates and intervals as text, as Drizzle asks for (its own
+ * parsers are identity functions, which cannot cross threads); their arrays come as arrays of
+ * text (PGlite builds array parsers from the element's), which Drizzle reads the same. Set once
+ * on the instance: passing parsers per query makes PGlite copy its whole parser table (300+
+ * types) each time, ~120 µs a statement.
  */
 const RAW_TYPES = [types.TIMESTAMP, types.TIMESTAMPTZ, types.INTERVAL, types.DATE, 1231, 1115, 1185, 1187, 1182];
 const rawParsers = Object.fromEntries(RAW_TYPES.map((oid) => [oid, (value: string) => value]));
@@ -93,6 +95,8 @@ async function handle(message: ThreadRequest): Promise<void> {
     }
   } catch (error) {
     reply({ id, ok: false, error: wireError(error) });
+    // the engine is broken for good: stop this thread (not the process) so the other side reports it lost
+    if (isEngineFatal(error)) process.exit(1);
   }
 }
 

@@ -131,6 +131,10 @@ describe('POST /api/agent/pm/open', () => {
     expect(d.decisionContext).toMatchObject({ v: 1, chosenProbability: m.p });
     expect(decisionContentHash(d as unknown as Record<string, unknown>, d.contentHashFields)).toBe(d.contentHash);
     expect((await decisionsOf(keyId)).length).toBe(1);
+    // every column an open sets is stored (the write names its columns; a misnamed field would be NULL)
+    const [row] = await queryRows<Record<string, unknown>>(t.ctx.database.db, sql`select * from pm_positions where id = ${pos.id}`);
+    const unset = Object.entries(row!).filter(([, v]) => v === null).map(([c]) => c).sort();
+    expect(unset).toEqual(['payout_musd', 'pnl_musd', 'settled_at', 'void_reason']);
     await booksBalanced();
   });
 

@@ -60,8 +60,11 @@ describe('paper_trade_write', () => {
         t.ctx.database.db,
         sql`select column_name as name from information_schema.columns where table_schema = 'public' and table_name = ${table} and column_name <> 'id'`,
       );
-      const listed = new RegExp(`INSERT INTO ${table} \\(([^)]*)\\)`).exec(fn!.def)?.[1]?.split(',').map((c) => c.trim());
-      expect(listed?.sort(), table).toEqual(columns.map((c) => c.name).sort());
+      const statement = new RegExp(`INSERT INTO ${table} \\(([^)]*)\\)\\s*SELECT ([^]*?)\\s*FROM jsonb_populate_record\\(null::${table}`).exec(fn!.def);
+      const listed = statement?.[1]?.split(',').map((c) => c.trim());
+      const selected = statement?.[2]?.split(',').map((c) => c.trim().replace(/^r\./, ''));
+      expect([...(listed ?? [])].sort(), table).toEqual(columns.map((c) => c.name).sort());
+      expect(selected, `${table}: the SELECT list in the INSERT's column order`).toEqual(listed);
     }
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgliteThread, type PgliteThread } from '../../src/storage/pglite-thread.js';
+import { isEngineFatal } from '../../src/storage/pglite-thread-protocol.js';
 import { sqlStateOf } from '../../src/storage/sql-state.js';
 
 /** PGlite on its own thread (src/storage/pglite-thread.ts) behaves like the in-process engine it replaced. */
@@ -93,4 +94,13 @@ describe('PGlite thread', () => {
     await other.close();
     expect(lost).toHaveLength(1);
   }, 60_000);
+
+  it('stops the thread on a WebAssembly trap or an engine exit, not on a statement error', async () => {
+    expect(isEngineFatal(new WebAssembly.RuntimeError('unreachable'))).toBe(true);
+    expect(isEngineFatal(Object.assign(new Error('Program terminated with exit(1)'), { name: 'ExitStatus' }))).toBe(true);
+    const statementError = await db.query('select 1/0').catch((e: unknown) => e);
+    expect(isEngineFatal(statementError)).toBe(false);
+    expect(isEngineFatal(new Error('other'))).toBe(false);
+    expect(isEngineFatal(null)).toBe(false);
+  });
 });
