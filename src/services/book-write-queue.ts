@@ -15,7 +15,7 @@ export class BookWriteQueue {
   private readonly books = new Map<number, { tail: Promise<void>; waiting: number }>();
 
   constructor(
-    private readonly maxWaiting = 64,
+    private readonly maxWaiting = 1_000,
     private readonly maxWaitMs = 10_000,
   ) {}
 
