@@ -52,14 +52,11 @@ async function handle(message: ThreadRequest): Promise<void> {
         return reply({ id, ok: true, value: null });
       }
       case 'query': {
-        const target = message.tx === undefined ? client! : transactions.get(message.tx)!.tx;
-        const result = await target.query(message.text, message.params, { rowMode: message.rowMode });
+        const result = await sessionOf(message.tx).query(message.text, message.params, { rowMode: message.rowMode });
         return reply({ id, ok: true, value: result });
       }
-      case 'exec': {
-        const target = message.tx === undefined ? client! : transactions.get(message.tx)!.tx;
-        return reply({ id, ok: true, value: await target.exec(message.text) });
-      }
+      case 'exec':
+        return reply({ id, ok: true, value: await sessionOf(message.tx).exec(message.text) });
       case 'begin': {
         const txId = (nextTx += 1);
         // Held open until 'end': PGlite queues every other statement meanwhile, as in one thread.
@@ -94,10 +91,17 @@ async function handle(message: ThreadRequest): Promise<void> {
       }
     }
   } catch (error) {
-    reply({ id, ok: false, error: wireError(error) });
-    // the engine is broken for good: stop this thread (not the process) so the other side reports it lost
-    if (isEngineFatal(error)) process.exit(1);
+    fail(id, error);
   }
+}
+
+/** The open transaction `tx`, or the database itself. */
+const sessionOf = (tx: number | undefined): PGlite | Transaction => (tx === undefined ? client! : transactions.get(tx)!.tx);
+
+/** Answers request `id` with the error; a broken engine also stops this thread (not the process), which the other side reports as lost. */
+function fail(id: number, error: unknown): void {
+  reply({ id, ok: false, error: wireError(error) });
+  if (isEngineFatal(error)) process.exit(1);
 }
 
 class RollbackRequested extends Error {}
@@ -106,7 +110,8 @@ function settleTx(txId: number, error: unknown): void {
   const id = transactions.get(txId)?.endRequest;
   transactions.delete(txId);
   if (id === undefined) return;
-  reply(error ? { id, ok: false, error: wireError(error) } : { id, ok: true, value: null });
+  if (error) fail(id, error);
+  else reply({ id, ok: true, value: null });
 }
 
 port.on('message', (message: ThreadRequest) => void handle(message));
