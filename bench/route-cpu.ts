@@ -4,7 +4,8 @@
  * (`node --import tsx src/main.ts <role>`, PostgreSQL by default) like `npm run bench`, sends a
  * fixed number of requests per scenario with autocannon and reads the server process's CPU time
  * (`/proc/<pid>/stat`, user + system) before and after; the service's idle CPU over the same time
- * is subtracted. Prints CPU µs per request and its ratio to the ceiling's, and the CPU per request of
+ * is subtracted. Prints CPU µs per request and its ratio to the ceiling's, its main thread's share and
+ * that of its busiest other thread (on PGlite, the database thread), and the CPU per request of
  * the database backends (PostgreSQL) and of the load generator itself (this process).
  *
  * Settings: ROUTE_CPU_SCENARIOS (default: the in-memory and cached reads), ROUTE_CPU_REQUESTS
@@ -62,6 +63,20 @@ function backendsOf(name: string | null): number[] {
   return pids;
 }
 
+/** CPU µs of each thread of `pid`, by thread id (the PGlite database thread is the busiest one beside the main thread). */
+function threadCpu(pid: number): Map<number, number> {
+  const byThread = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      byThread.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * TICK_US);
+    } catch {
+      // gone
+    }
+  }
+  return byThread;
+}
+
 const cpuOf = (pids: number[]) =>
   pids.reduce((sum, pid) => {
     try {
@@ -76,6 +91,7 @@ async function cpuPerRequest(pid: number, url: string, requests: autocannon.Requ
   await autocannon({ url, connections, amount: Math.min(4000, amount), requests }); // warm-up
   const backends = backendsOf(dbName);
   const cpu0 = cpuUs(pid);
+  const threads0 = threadCpu(pid);
   const db0 = cpuOf(backends);
   const client0 = process.cpuUsage();
   const t0 = Date.now();
@@ -84,7 +100,16 @@ async function cpuPerRequest(pid: number, url: string, requests: autocannon.Requ
   const client = process.cpuUsage(client0);
   const used = cpuUs(pid) - cpu0 - idleUsPerMs * elapsedMs;
   const done = result.totalCompletedRequests ?? result.requests.total;
+  let mainUs = 0;
+  let busiestOtherUs = 0;
+  for (const [tid, us] of threadCpu(pid)) {
+    const delta = us - (threads0.get(tid) ?? 0);
+    if (tid === pid) mainUs = delta;
+    else busiestOtherUs = Math.max(busiestOtherUs, delta);
+  }
   return {
+    mainUs: mainUs / done,
+    otherUs: busiestOtherUs / done,
     us: used / done,
     dbUs: (cpuOf(backends) - db0) / done,
     clientUs: (client.user + client.system) / done,
@@ -167,7 +192,7 @@ async function measureService(dir: string, ceilingUs: number): Promise<[string, 
       const bytes = (await sample.arrayBuffer()).byteLength;
       const m = await cpuPerRequest(service.pid, baseUrl, requests, idle, database?.name ?? null);
       const note = m.non2xx + m.errors > 0 ? `  (${m.non2xx} non-2xx, ${m.errors} errors)` : '';
-      const text = `${m.us.toFixed(1).padStart(7)} µs/req  ×${(m.us / ceilingUs).toFixed(2)}  db ${m.dbUs.toFixed(0)} µs  client ${m.clientUs.toFixed(0)} µs  ${Math.round(m.reqPerSec)} req/s  p99 ${m.p99} ms`;
+      const text = `${m.us.toFixed(1).padStart(7)} µs/req  ×${(m.us / ceilingUs).toFixed(2)}  main ${m.mainUs.toFixed(0)} µs  thread ${m.otherUs.toFixed(0)} µs  db ${m.dbUs.toFixed(0)} µs  client ${m.clientUs.toFixed(0)} µs  ${Math.round(m.reqPerSec)} req/s  p99 ${m.p99} ms`;
       const best = out.find(([n]) => n === name);
       if (!best) out.push([name, text, m.us]);
       else if (m.us < best[2]) Object.assign(best, [name, text, m.us]);

@@ -1,5 +1,5 @@
 /**
- * The two statements of a trade write (paper_book_read, paper_trade_write: migrations 0011, 0021, 0022):
+ * The two statements of a trade write (paper_book_read, paper_trade_write: migrations 0011, 0021, 0022, 0023):
  * readBook gathers the book and every row a decision needs in one round trip, writeTrade
  * applies a decision's effects in one. Rows read carry a version (md5 of the row), which
  * the write compares under the book's lock: a change in between answers `stale`.

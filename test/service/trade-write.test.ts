@@ -53,6 +53,42 @@ describe('paper_trade_write', () => {
     expect((await readBook(db, { keyId, idempotencyKey: 'same' })).idempotency).toMatchObject({ statusCode: 200 });
   });
 
+  it('signals its own key once and quiets the row signals of its own writes only (a later change in the transaction signals again)', async () => {
+    const { keyId } = await t.newKey();
+    const other = await t.newKey();
+    const db = t.ctx.database.db;
+    await readBook(db, { keyId: other.keyId }); // the other book exists (a first read funds it)
+    const snapshot = await readBook(db, { keyId });
+    const seen = await db.transaction(async (tx) => {
+      const setting = async () =>
+        (await queryRows<{ mode: string | null; last: string | null }>(tx, sql`select current_setting('paper.book_signal', true) as mode, current_setting('paper.book_signalled', true) as last`))[0]!;
+      await queryRows(tx, sql`select set_config('paper.book_signal', 'notify', true), set_config('paper.book_signalled', '', true)`);
+      expect(await writeTrade(tx, { snapshot, effects: move(0), idempotency: claim('signal') })).toMatchObject({ outcome: 'applied' });
+      const afterWrite = await setting();
+      await queryRows(tx, sql`update wallets set cash_available = cash_available where key_id = ${other.keyId}`);
+      return { afterWrite, afterOtherChange: await setting() };
+    });
+    expect(seen.afterWrite).toEqual({ mode: 'notify', last: String(keyId) });
+    expect(seen.afterOtherChange).toEqual({ mode: 'notify', last: String(other.keyId) });
+  });
+
+  it('writes its idempotency record once, finished (one insert with its answer, no update)', async () => {
+    const { keyId } = await t.newKey();
+    const db = t.ctx.database.db;
+    const snapshot = await readBook(db, { keyId });
+    const counts = await db.transaction(async (tx) => {
+      // this transaction's row counts (pending, so taken before and after)
+      const count = async () =>
+        (await queryRows<{ ins: number; upd: number }>(tx, sql`select n_tup_ins::int as ins, n_tup_upd::int as upd from pg_stat_xact_user_tables where relname = 'idempotency_records'`))[0] ?? { ins: 0, upd: 0 };
+      const before = await count();
+      expect(await writeTrade(tx, { snapshot, effects: move(0), idempotency: claim('once') })).toMatchObject({ outcome: 'applied' });
+      const after = await count();
+      return { ins: after.ins - before.ins, upd: after.upd - before.upd };
+    });
+    expect(counts).toEqual({ ins: 1, upd: 0 });
+    expect((await readBook(db, { keyId, idempotencyKey: 'once' })).idempotency).toMatchObject({ statusCode: 200, response: { ok: 1 } });
+  });
+
   it('inserts every column of the rows it writes by name (a column added to the table must be added to the function)', async () => {
     const [fn] = await queryRows<{ def: string }>(t.ctx.database.db, sql`select pg_get_functiondef('paper_trade_write'::regproc) as def`);
     for (const table of ['pm_positions', 'arena_decisions']) {
