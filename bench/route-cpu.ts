@@ -38,10 +38,12 @@ const serviceDirs = (process.env.ROUTE_CPU_DIRS ?? repoRoot).split(',');
 const repeat = Number(process.env.ROUTE_CPU_REPEAT ?? 1);
 const TICK_US = 1_000_000 / 100; // USER_HZ
 
-const cpuUs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US; // utime, stime
+/** utime + stime of a /proc `stat` file (a process's, or one thread's under task/), in µs. */
+const statCpuUs = (statPath: string): number => {
+  const fields = readFileSync(statPath, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
 };
+const cpuUs = (pid: number): number => statCpuUs(`/proc/${pid}/stat`);
 
 function start(label: string, args: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Child {
   mkdirSync(logsDir, { recursive: true });
@@ -68,8 +70,7 @@ function threadCpu(pid: number): Map<number, number> {
   const byThread = new Map<number, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      byThread.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * TICK_US);
+      byThread.set(Number(tid), statCpuUs(`/proc/${pid}/task/${tid}/stat`));
     } catch {
       // gone
     }

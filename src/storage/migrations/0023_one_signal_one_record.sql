@@ -228,27 +228,18 @@ $$;
 
 -- The row triggers of 0017, fired only while a signal mode is set. (The TRUNCATE and
 -- equity_snapshots statement triggers are rare and stay as they are.)
-DROP TRIGGER wallets_book_changed ON wallets;
-CREATE TRIGGER wallets_book_changed AFTER INSERT OR UPDATE OR DELETE ON wallets FOR EACH ROW
-  WHEN (current_setting('paper.book_signal', true) <> '') EXECUTE FUNCTION book_changed_key();
-DROP TRIGGER holdings_book_changed ON holdings;
-CREATE TRIGGER holdings_book_changed AFTER INSERT OR UPDATE OR DELETE ON holdings FOR EACH ROW
-  WHEN (current_setting('paper.book_signal', true) <> '') EXECUTE FUNCTION book_changed_wallet();
-DROP TRIGGER spot_orders_book_changed ON spot_orders;
-CREATE TRIGGER spot_orders_book_changed AFTER INSERT OR UPDATE OR DELETE ON spot_orders FOR EACH ROW
-  WHEN (current_setting('paper.book_signal', true) <> '') EXECUTE FUNCTION book_changed_key();
-DROP TRIGGER futures_positions_book_changed ON futures_positions;
-CREATE TRIGGER futures_positions_book_changed AFTER INSERT OR UPDATE OR DELETE ON futures_positions FOR EACH ROW
-  WHEN (current_setting('paper.book_signal', true) <> '') EXECUTE FUNCTION book_changed_key();
-DROP TRIGGER pm_positions_book_changed ON pm_positions;
-CREATE TRIGGER pm_positions_book_changed AFTER INSERT OR UPDATE OR DELETE ON pm_positions FOR EACH ROW
-  WHEN (current_setting('paper.book_signal', true) <> '') EXECUTE FUNCTION book_changed_key();
-DROP TRIGGER closed_trades_book_changed ON closed_trades;
-CREATE TRIGGER closed_trades_book_changed AFTER INSERT OR UPDATE OR DELETE ON closed_trades FOR EACH ROW
-  WHEN (current_setting('paper.book_signal', true) <> '') EXECUTE FUNCTION book_changed_key();
-DROP TRIGGER account_totals_book_changed ON account_totals;
-CREATE TRIGGER account_totals_book_changed AFTER INSERT OR UPDATE OR DELETE ON account_totals FOR EACH ROW
-  WHEN (current_setting('paper.book_signal', true) <> '') EXECUTE FUNCTION book_changed_key();
-DROP TRIGGER account_venue_totals_book_changed ON account_venue_totals;
-CREATE TRIGGER account_venue_totals_book_changed AFTER INSERT OR UPDATE OR DELETE ON account_venue_totals FOR EACH ROW
-  WHEN (current_setting('paper.book_signal', true) <> '') EXECUTE FUNCTION book_changed_key();
+DO $$
+DECLARE
+  t record;
+BEGIN
+  FOR t IN SELECT * FROM (VALUES ('wallets', 'book_changed_key'), ('holdings', 'book_changed_wallet'),
+      ('spot_orders', 'book_changed_key'), ('futures_positions', 'book_changed_key'), ('pm_positions', 'book_changed_key'),
+      ('closed_trades', 'book_changed_key'), ('account_totals', 'book_changed_key'), ('account_venue_totals', 'book_changed_key'))
+      AS v(tbl, fn) LOOP
+    EXECUTE format('DROP TRIGGER %I ON %I', t.tbl || '_book_changed', t.tbl);
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %I FOR EACH ROW '
+                   'WHEN (current_setting(''paper.book_signal'', true) <> '''') EXECUTE FUNCTION %I()',
+                   t.tbl || '_book_changed', t.tbl, t.fn);
+  END LOOP;
+END
+$$;
