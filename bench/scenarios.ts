@@ -265,6 +265,19 @@ export const scenarios: Scenario[] = [
     description: 'keyless Arena board (default window)',
   },
   {
+    name: 'pm-quote',
+    method: 'POST',
+    path: '/api/agent/pm/quote',
+    needsKey: true,
+    description: 'PM quote of 10 mUSD on one binary market: the market read from the database, fill, gates, observation',
+    prepare: async (ctx) => void (await findPmMarket(ctx)),
+    build: (ctx) => {
+      const m = ctx.state.pmMarket as { source: string; slug: string; outcome: string };
+      const body = json({ source: m.source, slug: m.slug, outcomeExternalMarketId: m.outcome, stakeMusd: 10 });
+      return ctx.keys.map((key) => ({ method: 'POST', path: '/api/agent/pm/quote', headers: auth(key), body }));
+    },
+  },
+  {
     name: 'pm-open',
     method: 'POST',
     path: '/api/agent/pm/open',

@@ -5,7 +5,7 @@
  */
 import { pmFreshness, type Freshness } from '../domain/freshness.js';
 import type { Database } from '../storage/db.js';
-import { loadPmMarket, publishPmStreamEvent, resolvePmMarket } from '../storage/pm-repo.js';
+import { loadPmMarket, publishPmStreamEvent, resolvePmMarket, type PmMarketRow } from '../storage/pm-repo.js';
 import type { Clock } from '../util/clock.js';
 import { decisionSupport, type DecisionSupport } from './decision-support.js';
 import { pmReadModel } from './read-model.js';
@@ -91,7 +91,11 @@ export interface VenueMarketRead {
 /** One venue market straight from the database (not the cached snapshot): what PM trading prices and settles from. */
 export async function readVenueMarket(database: Database, clock: Clock, source: string, slug: string): Promise<VenueMarketRead | null> {
   const r = await loadPmMarket(database.db, source, slug);
-  if (!r) return null;
+  return r ? venueMarketOf(r, clock.now()) : null;
+}
+
+/** The trading view of a stored market row, freshness as of `nowMs`. */
+export function venueMarketOf(r: PmMarketRow, nowMs: number): VenueMarketRead {
   const o = r.outcomes as OutcomeQuote[];
   const venue = venueById(r.source)!;
   return {
@@ -110,7 +114,7 @@ export async function readVenueMarket(database: Database, clock: Clock, source: 
     volume: r.volume,
     volume24h: r.volume24h,
     lastCaptureAt: r.lastCaptureAt?.toISOString() ?? null,
-    freshness: pmFreshness(r.lastCaptureAt?.getTime() ?? null, clock.now()),
+    freshness: pmFreshness(r.lastCaptureAt?.getTime() ?? null, nowMs),
     resolution:
       r.resolutionState && r.resolvedAt
         ? {

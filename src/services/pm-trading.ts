@@ -7,7 +7,7 @@ import { floorBlockReasons, pmQuality, qualityGateReasons, shapeBlockReasons, ty
 import { chosenSideMid, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
 import { Decimal } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
-import { readVenueMarket, type VenueMarketRead } from '../pm/api.js';
+import { readVenueMarket, venueMarketOf, type VenueMarketRead } from '../pm/api.js';
 import { decisionSupport, type DecisionSupport } from '../pm/decision-support.js';
 import { decisionInsertRow, recordDecision } from '../storage/arena-decisions-repo.js';
 import type { Database } from '../storage/db.js';
@@ -184,8 +184,8 @@ const columnsOf = (row: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 
 /**
- * Opens a position, idempotent by (key, idempotencyKey): reads the market, then one read of
- * the book (with the prior record), the gates (floor first, then shape, quality and cash),
+ * Opens a position, idempotent by (key, idempotencyKey): one read of the book (with the market
+ * and the prior record), the gates (floor first, then shape, quality and cash),
  * and one write: the stake to `frozenPm`, the row and its `opened` decision together.
  * Every refusal is a 422 `mock_entry_blocked`.
  */
@@ -197,14 +197,14 @@ export async function openPmPosition(
   idempotency: { idempotencyKey: string; route: string; body: Record<string, unknown> },
 ): Promise<{ statusCode: number; body: Record<string, unknown>; replay: boolean }> {
   const nowMs = clock.now();
-  // read before the book; a missing event answers 404 only when this is not a replay
-  const market = await readVenueMarket(database, clock, input.source, input.slug);
   const refuse = (reasons: string[]) => blocked(422, 'mock_entry_blocked', reasons, `the PM entry was refused: ${reasons.join(', ')}`);
   const result = await runTradeWrite(database.db, {
-    read: { keyId: input.keyId },
+    // the market comes with the book (one round trip); a missing event answers 404 only when this is not a replay
+    read: { keyId: input.keyId, pmMarket: { source: input.source, slug: input.slug } },
     idempotency,
     decide: (book) => {
-      if (!market) throw notFound('event_not_found', `no event ${input.source}/${input.slug}`);
+      if (!book.pmMarket) throw notFound('event_not_found', `no event ${input.source}/${input.slug}`);
+      const market = venueMarketOf(book.pmMarket, nowMs);
       const p = pricePm(market, input, nowMs);
       const floor = floorBlockReasons(p.entryProbability, input.minEntryProbabilityPct);
       if (floor.length > 0) throw refuse(floor);

@@ -1,5 +1,5 @@
 /** SQL of the prediction-market research data (migration 0005). */
-import { and, desc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import { queryRows, type Db, type Queryable } from './db.js';
 import { pmCaptures, pmMarkets, pmStreamEvents, pmVenueHealth, pmWhaleTrades } from './schema.js';
 
@@ -105,6 +105,19 @@ export async function loadPmMarket(db: Db, source: string, slug: string): Promis
   if (!query) marketBySlugOf.set(db, (query = marketBySlug(db)));
   const [row] = await query.execute({ source, slug });
   return row ?? null;
+}
+
+const marketColumns = Object.entries(getTableColumns(pmMarkets));
+
+/** A market row as `to_jsonb` gives it (e.g. inside paper_book_read), mapped by the table's own column mappers. */
+export function pmMarketFromJson(json: Record<string, unknown>): PmMarketRow {
+  const row: Record<string, unknown> = {};
+  for (const [field, column] of marketColumns) {
+    const value = json[column.name];
+    // jsonb arrives parsed: the column's mapper would re-parse a string value
+    row[field] = value === null || value === undefined || column.columnType === 'PgJsonb' ? (value ?? null) : column.mapFromDriverValue(value);
+  }
+  return row as PmMarketRow;
 }
 
 /** The last 7 days of captures of the given markets, for sparklines and changes. */

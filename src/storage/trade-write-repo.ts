@@ -1,5 +1,5 @@
 /**
- * The two statements of a trade write (paper_book_read, paper_trade_write: migrations 0011, 0021, 0022, 0023):
+ * The two statements of a trade write (paper_book_read, paper_trade_write: migrations 0011, 0021, 0022, 0023, 0024):
  * readBook gathers the book and every row a decision needs in one round trip, writeTrade
  * applies a decision's effects in one. Rows read carry a version (md5 of the row), which
  * the write compares under the book's lock: a change in between answers `stale`.
@@ -10,6 +10,7 @@ import type { Holding } from '../domain/spot.js';
 import type { CreatedRow, PositionEvent, PositionPatch, PositionRecord, RowRef, TradeEffects } from '../domain/trade-effects.js';
 import type { Wallet } from './books-repo.js';
 import { queryRows, type Queryable } from './db.js';
+import { pmMarketFromJson, type PmMarketRow } from './pm-repo.js';
 import type { SpotOrderRow } from './spot-orders-repo.js';
 
 export interface BookReadRequest {
@@ -21,6 +22,8 @@ export interface BookReadRequest {
   spotOrderId?: number;
   positionId?: number;
   openPositionCoinId?: string;
+  /** A PM market (source + slug) read with the book: PM open decides from it. */
+  pmMarket?: { source: string; slug: string };
 }
 
 export interface StoredIdempotency {
@@ -39,6 +42,8 @@ export interface BookSnapshot {
   idempotency?: StoredIdempotency | null;
   spotOrder?: Versioned<SpotOrderRow> | null;
   position?: Versioned<PositionRecord> | null;
+  /** Present when pmMarket was asked; null = no such market. */
+  pmMarket?: PmMarketRow | null;
 }
 
 type Json = Record<string, unknown>;
@@ -132,6 +137,7 @@ export async function readBook(db: Queryable, req: BookReadRequest): Promise<Boo
   if (req.positionId !== undefined || req.openPositionCoinId !== undefined) {
     snapshot.position = r.position ? toPosition(r.position as Json) : null;
   }
+  if (req.pmMarket !== undefined) snapshot.pmMarket = r.pmMarket ? pmMarketFromJson(r.pmMarket as Json) : null;
   return snapshot;
 }
 

@@ -85,6 +85,8 @@ describe('trade writes: ≤ 3 round trips', () => {
     const outcome = (m.outcomes as { externalMarketId: string }[])[0]!.externalMarketId;
     const res = await cost('POST', '/api/agent/pm/open', { source: m.source, slug: m.slug, outcomeExternalMarketId: outcome, stakeMusd: 100, idempotencyKey: ik() });
     withinBudget(res, WRITE_BUDGET, 201);
+    // the market comes with the book read: one read, one write
+    expect(res.count, res.statements.join('\n')).toBe(2);
   });
 
   it('the resting-order matcher: one read and one write per fill, plus the scan', async () => {

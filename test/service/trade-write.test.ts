@@ -4,6 +4,8 @@ import { checkBooks } from '../../src/services/doctor.js';
 import { sql } from 'drizzle-orm';
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
+import { loadPmMarket } from '../../src/storage/pm-repo.js';
+import { pmMarkets } from '../../src/storage/schema.js';
 import { readBook, writeTrade, type IdempotencyClaim } from '../../src/storage/trade-write-repo.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 
@@ -102,5 +104,25 @@ describe('paper_trade_write', () => {
       expect([...(listed ?? [])].sort(), table).toEqual(columns.map((c) => c.name).sort());
       expect(selected, `${table}: the SELECT list in the INSERT's column order`).toEqual(listed);
     }
+  });
+});
+
+describe('paper_book_read', () => {
+  it('reads a PM market with the book, as the market query maps it (dates, JSON, numbers, nulls); null when there is none', async () => {
+    const { keyId } = await t.newKey();
+    const db = t.ctx.database.db;
+    const at = new Date(t.clock.now() - 61_234);
+    await db.insert(pmMarkets).values({
+      source: 'polymarket', slug: 'book-read-market', marketId: 'm-1', title: 'Will it?', description: null, category: 'crypto', kind: 'binary', status: 'open',
+      outcomes: [{ externalMarketId: 'y', name: 'Yes', probability: 37.5, bid: 37, ask: 38 }, { externalMarketId: 'n', name: 'No', probability: 62.5, bid: null, ask: null }],
+      volume: 1234.5, volume24h: 0.1, liquidity: 98765.4321, priceChange24h: -1.25, priceChange7d: null,
+      startAt: at, endAt: new Date(at.getTime() + 86_400_123), closedAt: null, resolvedAtVerified: false,
+      coinIds: ['1'], topics: [], spark: [[1, 0.5]], orientation: 'same', matchConfidence: 0.9, lastCaptureAt: at, updatedAt: at,
+    });
+    const snapshot = await readBook(db, { keyId, pmMarket: { source: 'polymarket', slug: 'book-read-market' } });
+    expect(snapshot.pmMarket).toEqual(await loadPmMarket(db, 'polymarket', 'book-read-market'));
+    expect(snapshot.pmMarket!.endAt).toEqual(new Date(at.getTime() + 86_400_123));
+    expect((await readBook(db, { keyId, pmMarket: { source: 'polymarket', slug: 'no-such-market' } })).pmMarket).toBeNull();
+    expect((await readBook(db, { keyId })).pmMarket).toBeUndefined();
   });
 });
