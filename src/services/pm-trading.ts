@@ -179,9 +179,19 @@ export function refusalKind(statusCode: number, blockReasons: string[] | undefin
   return 'execution_rejected';
 }
 
+/** camelCase key → snake_case column, converted once per key (per open it cost ~75 µs, issue 11). */
+const columnNames = new Map<string, string>();
+
 /** Column names of a row object (camelCase keys → snake_case). */
-const columnsOf = (row: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+function columnsOf(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(row)) {
+    let column = columnNames.get(key);
+    if (column === undefined) columnNames.set(key, (column = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
+    out[column] = row[key];
+  }
+  return out;
+}
 
 /**
  * Opens a position, idempotent by (key, idempotencyKey): one read of the book (with the market
