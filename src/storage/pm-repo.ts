@@ -1,6 +1,6 @@
 /** SQL of the prediction-market research data (migration 0005). */
 import { and, desc, eq, getTableColumns, gt, inArray, isNotNull, sql } from 'drizzle-orm';
-import { queryRows, type Db, type Queryable } from './db.js';
+import { queryRows, type Queryable } from './db.js';
 import { pmCaptures, pmMarkets, pmStreamEvents, pmVenueHealth, pmWhaleTrades } from './schema.js';
 
 export type PmMarketRow = typeof pmMarkets.$inferSelect;
@@ -90,26 +90,15 @@ export async function loadPmMarkets(db: Queryable): Promise<PmMarketRow[]> {
   return db.select().from(pmMarkets);
 }
 
-const marketBySlug = (db: Db) =>
-  db
-    .select()
-    .from(pmMarkets)
-    .where(and(eq(pmMarkets.source, sql.placeholder('source')), eq(pmMarkets.slug, sql.placeholder('slug'))))
-    .prepare('pm_market_by_slug');
-/** Built once per database: building the query per call cost ~0.4 ms of server CPU per PM open (1.8 ms), PostgreSQL plans it once per connection (issue 11). */
-const marketBySlugOf = new WeakMap<Db, ReturnType<typeof marketBySlug>>();
-
-/** One market, by venue and slug (PM trading reads it straight from the database on every open). */
-export async function loadPmMarket(db: Db, source: string, slug: string): Promise<PmMarketRow | null> {
-  let query = marketBySlugOf.get(db);
-  if (!query) marketBySlugOf.set(db, (query = marketBySlug(db)));
-  const [row] = await query.execute({ source, slug });
-  return row ?? null;
+/** One market, by venue and slug (PM trading reads it straight from the database; paper_pm_market, migration 0024). */
+export async function loadPmMarket(db: Queryable, source: string, slug: string): Promise<PmMarketRow | null> {
+  const [row] = await queryRows<{ r: Record<string, unknown> | null }>(db, sql`select paper_pm_market(${source}, ${slug}) as r`);
+  return row?.r ? pmMarketFromJson(row.r) : null;
 }
 
 const marketColumns = Object.entries(getTableColumns(pmMarkets));
 
-/** A market row as `to_jsonb` gives it (e.g. inside paper_book_read), mapped by the table's own column mappers. */
+/** A market row as `row_to_json` gives it (paper_pm_market), mapped by the table's own column mappers. */
 export function pmMarketFromJson(json: Record<string, unknown>): PmMarketRow {
   const row: Record<string, unknown> = {};
   for (const [field, column] of marketColumns) {

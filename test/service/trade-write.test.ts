@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/domain/money.js';
 import { checkBooks } from '../../src/services/doctor.js';
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { loadPmMarket } from '../../src/storage/pm-repo.js';
@@ -108,7 +108,7 @@ describe('paper_trade_write', () => {
 });
 
 describe('paper_book_read', () => {
-  it('reads a PM market with the book, as the market query maps it (dates, JSON, numbers, nulls); null when there is none', async () => {
+  it('reads a PM market with the book (and alone), as a select of the row maps it (dates, JSON, numbers, nulls); null when there is none', async () => {
     const { keyId } = await t.newKey();
     const db = t.ctx.database.db;
     const at = new Date(t.clock.now() - 61_234);
@@ -120,7 +120,10 @@ describe('paper_book_read', () => {
       coinIds: ['1'], topics: [], spark: [[1, 0.5]], orientation: 'same', matchConfidence: 0.9, lastCaptureAt: at, updatedAt: at,
     });
     const snapshot = await readBook(db, { keyId, pmMarket: { source: 'polymarket', slug: 'book-read-market' } });
-    expect(snapshot.pmMarket).toEqual(await loadPmMarket(db, 'polymarket', 'book-read-market'));
+    const [stored] = await db.select().from(pmMarkets).where(and(eq(pmMarkets.source, 'polymarket'), eq(pmMarkets.slug, 'book-read-market')));
+    expect(snapshot.pmMarket).toEqual(stored);
+    expect(await loadPmMarket(db, 'polymarket', 'book-read-market')).toEqual(stored);
+    expect(await loadPmMarket(db, 'polymarket', 'no-such-market')).toBeNull();
     expect(snapshot.pmMarket!.endAt).toEqual(new Date(at.getTime() + 86_400_123));
     expect((await readBook(db, { keyId, pmMarket: { source: 'polymarket', slug: 'no-such-market' } })).pmMarket).toBeNull();
     expect((await readBook(db, { keyId })).pmMarket).toBeUndefined();
