@@ -12,7 +12,8 @@
  * (20,000), ROUTE_CPU_CONNECTIONS (20), ROUTE_CPU_ENGINE (postgres | pglite), ROUTE_CPU_ROLE
  * (serve), ROUTE_CPU_PROFILE=1 (service started with --cpu-prof into bench/results/tmp/profiles),
  * ROUTE_CPU_DIRS (comma-separated source trees to compare side by side, default this one),
- * ROUTE_CPU_REPEAT (rounds over the scenarios; the lowest figure of each row is kept).
+ * ROUTE_CPU_REPEAT (rounds: each starts every tree's service afresh, alternating the order of the
+ * trees; the lowest figure of each row is kept).
  */
 import autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
@@ -128,7 +129,7 @@ async function idleRate(pid: number, ms = 2000): Promise<number> {
 }
 
 
-/** Starts the service from `dir` and measures every scenario; returns the printed figures per scenario. */
+/** Starts the service from `dir` (fresh database and data dir) and measures every scenario once; returns the printed figures per scenario. */
 async function measureService(dir: string, ceilingUs: number): Promise<[string, string, number][]> {
   const out: [string, string, number][] = [];
   let database: BenchDatabase | null = null;
@@ -183,10 +184,10 @@ async function measureService(dir: string, ceilingUs: number): Promise<[string, 
       state: {},
       historyOrders: 0,
     };
-    for (let round = 0; round < repeat; round += 1) for (const name of names) {
+    for (const name of names) {
       const scenario = scenarios.find((s) => s.name === name);
       if (!scenario) throw new Error(`no scenario ${name}`);
-      if (scenario.prepare && round === 0) await scenario.prepare(context);
+      if (scenario.prepare) await scenario.prepare(context);
       const requests: autocannon.Request[] = scenario.build ? scenario.build(context) : requestsFor(scenario, keys, context.unique);
       const first = requests[0]!;
       const sample = await fetch(`${baseUrl}${first.path}`, { method: first.method, headers: first.headers as Record<string, string>, ...(first.body !== undefined ? { body: String(first.body) } : {}) });
@@ -194,9 +195,7 @@ async function measureService(dir: string, ceilingUs: number): Promise<[string, 
       const m = await cpuPerRequest(service.pid, baseUrl, requests, idle, database?.name ?? null);
       const note = m.non2xx + m.errors > 0 ? `  (${m.non2xx} non-2xx, ${m.errors} errors)` : '';
       const text = `${m.us.toFixed(1).padStart(7)} µs/req  ×${(m.us / ceilingUs).toFixed(2)}  main ${m.mainUs.toFixed(0)} µs  thread ${m.otherUs.toFixed(0)} µs  db ${m.dbUs.toFixed(0)} µs  client ${m.clientUs.toFixed(0)} µs  ${Math.round(m.reqPerSec)} req/s  p99 ${m.p99} ms`;
-      const best = out.find(([n]) => n === name);
-      if (!best) out.push([name, text, m.us]);
-      else if (m.us < best[2]) Object.assign(best, [name, text, m.us]);
+      out.push([name, text, m.us]);
       console.log(`${name.padEnd(18)} ${text}  ${(bytes / 1024).toFixed(1)} KB${note}`);
     }
 
@@ -214,20 +213,27 @@ console.log(`# route CPU: ${amount} requests per row, ${connections} connections
 // The ceiling.
 const ceilingPort = await freePort();
 const ceiling = start('route-cpu-ceiling', ['--import', 'tsx', 'bench/ceiling-server.ts'], { ...process.env, PORT: String(ceilingPort), HOST: '127.0.0.1' });
-const table = new Map<string, string[]>();
+/** Per scenario, the lowest figure of each tree (by its index in serviceDirs). */
+const table = new Map<string, { text: string; us: number }[]>();
 try {
   await waitReady(ceiling, `http://127.0.0.1:${ceilingPort}/`);
   const c = await cpuPerRequest(ceiling.pid, `http://127.0.0.1:${ceilingPort}`, [{ method: 'GET', path: '/' }], 0);
   console.log(`${'ceiling'.padEnd(18)} ${c.us.toFixed(1).padStart(7)} µs/req  ×1.00  client ${c.clientUs.toFixed(0)} µs  ${Math.round(c.reqPerSec)} req/s  p99 ${c.p99} ms`);
   await stopChild(ceiling);
 
-  for (const dir of serviceDirs) {
-    const rows = await measureService(dir, c.us);
-    for (const [name, text] of rows) (table.get(name) ?? table.set(name, []).get(name)!).push(text);
+  for (let round = 0; round < repeat; round += 1) {
+    // Each round starts every tree afresh, in alternating order: the tree measured second in a run tended to come out slower.
+    const order = serviceDirs.map((_, i) => (round % 2 === 0 ? i : serviceDirs.length - 1 - i));
+    for (const i of order) {
+      for (const [name, text, us] of await measureService(serviceDirs[i]!, c.us)) {
+        const row = table.get(name) ?? table.set(name, []).get(name)!;
+        if (!row[i] || us < row[i].us) row[i] = { text, us };
+      }
+    }
   }
   if (serviceDirs.length > 1 || repeat > 1) {
     console.log(`\n# side by side, lowest of ${repeat} (${serviceDirs.join(' | ')})`);
-    for (const [name, texts] of table) console.log(`${name.padEnd(18)} ${texts.join('  |  ')}`);
+    for (const [name, row] of table) console.log(`${name.padEnd(18)} ${serviceDirs.map((_, i) => row[i]?.text ?? '-').join('  |  ')}`);
   }
 } finally {
   await stopChild(ceiling);
