@@ -1,6 +1,6 @@
 /** Messages between the request thread (pglite-thread.ts) and the database thread (pglite-worker.ts). */
 export type ThreadRequest =
-  | { id: number; op: 'open'; dir: string; startParams?: string[] }
+  | { id: number; op: 'open'; dir: string; startParams?: string[]; loadDataDir?: string }
   | { id: number; op: 'query'; text: string; params: unknown[] | undefined; rowMode: 'array' | 'object' | undefined; tx?: number }
   | { id: number; op: 'exec'; text: string; tx?: number }
   | { id: number; op: 'begin' }

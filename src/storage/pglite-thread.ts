@@ -46,6 +46,8 @@ export class ThreadDatabaseError extends Error {
 export interface PgliteThreadOptions {
   /** PGlite's own when omitted. */
   startParams?: string[];
+  /** A PGlite dump file (dumpDataDir) the new database starts from instead of an empty cluster. */
+  loadDataDir?: string;
   /** Bounds on the thread's JavaScript heap (Node's Worker resourceLimits). */
   resourceLimits?: ResourceLimits;
   /**
@@ -65,7 +67,7 @@ function startWorker(resourceLimits?: ResourceLimits): Worker {
 
 /** `dir`: a directory, or `memory://`. */
 export async function openPgliteThread(dir: string, options: PgliteThreadOptions = {}): Promise<PgliteThread> {
-  const { startParams, onLost } = options;
+  const { startParams, loadDataDir, onLost } = options;
   const worker = startWorker(options.resourceLimits);
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   const listeners = new Map<string, Set<(payload: string) => void>>();
@@ -112,7 +114,7 @@ export async function openPgliteThread(dir: string, options: PgliteThreadOptions
   });
 
   try {
-    await call({ op: 'open', dir, ...(startParams ? { startParams } : {}) });
+    await call({ op: 'open', dir, ...(startParams ? { startParams } : {}), ...(loadDataDir ? { loadDataDir } : {}) });
   } catch (error) {
     await worker.terminate();
     throw error;

@@ -6,6 +6,7 @@
  * close. Every reply carries the request's id; notifications are posted as they arrive, so they
  * reach the other thread before the reply of the statement that caused them.
  */
+import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { PGlite, types, type Transaction } from '@electric-sql/pglite';
 import { isEngineFatal, type ThreadRequest, type ThreadReply, type WireError } from './pglite-thread-protocol.js';
@@ -47,6 +48,7 @@ async function handle(message: ThreadRequest): Promise<void> {
           ...(message.dir === 'memory://' ? {} : { dataDir: message.dir }),
           parsers: rawParsers,
           ...(message.startParams ? { startParams: message.startParams } : {}),
+          ...(message.loadDataDir ? { loadDataDir: new Blob([readFileSync(message.loadDataDir)]) } : {}),
         });
         await client.waitReady;
         return reply({ id, ok: true, value: null });
