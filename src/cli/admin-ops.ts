@@ -4,6 +4,7 @@ import type { Scope } from '../domain/api-keys.js';
 import { checkBooks, type DoctorReport } from '../services/doctor.js';
 import { createKey, toKeyView, type KeyView } from '../services/keys.js';
 import { openDatabase, pgliteDirFor, type Database } from '../storage/db.js';
+import { initPgliteDir } from '../storage/pglite-init.js';
 import { findKey, listKeys, revokeKey, updateKey } from '../storage/keys-repo.js';
 
 export interface CreateKeyArgs {
@@ -133,6 +134,12 @@ export async function connectAdmin(config: Config): Promise<AdminOps> {
     if (!token) throw new CliError(`a server answers at ${base} but no admin token was found (set ADMIN_TOKEN or DATA_DIR)`);
     return new HttpAdminOps(base, token);
   }
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirFor(config.dataDir), poolMax: 2 });
-  return new DbAdminOps(database);
+  return new DbAdminOps(await openCliDatabase(config));
+}
+
+/** The configured database for a command run without a server; an empty DATA_DIR gets the ready PGlite database, as a first start would. */
+export async function openCliDatabase(config: Config): Promise<Database> {
+  const pgliteDir = pgliteDirFor(config.dataDir);
+  if (!config.databaseUrl) await initPgliteDir(pgliteDir);
+  return openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: 2 });
 }

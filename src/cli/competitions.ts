@@ -2,8 +2,7 @@ import type { Config } from '../config/env.js';
 import { readAdminToken } from '../config/admin-token.js';
 import { ApiError } from '../http/errors.js';
 import { createCompetition, enterCompetition, listAllCompetitionMeta, type CreateCompetitionInput } from '../services/competitions.js';
-import { openDatabase, pgliteDirFor } from '../storage/db.js';
-import { CliError, serverAnswers, serverBaseUrl } from './admin-ops.js';
+import { CliError, openCliDatabase, serverAnswers, serverBaseUrl } from './admin-ops.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -41,7 +40,7 @@ async function connect(config: Config): Promise<Ops> {
       close: async () => {},
     };
   }
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: pgliteDirFor(config.dataDir), poolMax: 2 });
+  const database = await openCliDatabase(config);
   const wrap = async <T>(f: () => Promise<T>) => {
     try {
       return await f();

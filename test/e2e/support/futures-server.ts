@@ -6,6 +6,7 @@ import { buildApp } from '../../../src/app.js';
 import { testConfig } from '../../../src/config/env.js';
 import type { MarketFeed } from '../../../src/marketdata/feed.js';
 import { openDatabase, pgliteDirFor } from '../../../src/storage/db.js';
+import { initPgliteDir } from '../../../src/storage/pglite-init.js';
 import { DEFAULT_TEST_COINS } from '../../support/fixed-market.js';
 
 const market: MarketFeed = {
@@ -15,7 +16,9 @@ const market: MarketFeed = {
   priceRange: () => null,
 };
 
-const database = await openDatabase({ databaseUrl: null, pgliteDir: pgliteDirFor(process.env.DATA_DIR!) });
+const pgliteDir = pgliteDirFor(process.env.DATA_DIR!);
+await initPgliteDir(pgliteDir); // a first start copies the ready database, as the real server does
+const database = await openDatabase({ databaseUrl: null, pgliteDir });
 const app = await buildApp({
   config: testConfig({ agentRpm: 1e9, tradeWpm: 1e9, ledgerFlushMs: 20 }),
   database,
