@@ -1,7 +1,9 @@
 /**
  * Readiness means data (`GET /readyz`): the database answers, the market has prices, and the
- * prediction-market lists and the native venues' price history are served. Data once there
- * stays, so after the first full pass only the database is asked again.
+ * prediction-market lists and the native venues' price history are served. A native venue whose
+ * last fetch failed is not waited for (live mode with Kalshi unreachable would otherwise never
+ * be ready; its history arrives when it answers again). Data once there stays, so after the
+ * first full pass only the database is asked again.
  */
 import type { MarketReads } from '../marketdata/reads.js';
 import { pmReadModel } from '../pm/read-model.js';
@@ -31,7 +33,10 @@ export function readinessProbe(deps: { database: Database; clock: Clock; marketR
     // The lists answer from the read model's snapshot: it must hold the open markets too.
     const listed = presence.openMarkets && (await pmReadModel(deps.database, deps.clock).snapshot()).rows.some((r) => r.status === 'open');
     if (!listed) waitingFor.push('pm_lists');
-    for (const source of NATIVE_HISTORY) if (!presence.historySources.includes(source)) waitingFor.push(`pm_price_history:${source}`);
+    for (const source of NATIVE_HISTORY) {
+      const down = presence.failingSources.includes(source);
+      if (!down && !presence.historySources.includes(source)) waitingFor.push(`pm_price_history:${source}`);
+    }
     dataSeen = waitingFor.length === 0;
     return { ready: dataSeen, waitingFor };
   };

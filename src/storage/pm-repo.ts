@@ -288,12 +288,20 @@ export async function pmMarketsVersion(db: Queryable): Promise<string> {
   return row?.v ?? '';
 }
 
-/** What readiness needs of the PM data: an open market exists, and which venues have captured history. */
-export async function pmDataPresence(db: Queryable, historySources: readonly string[]): Promise<{ openMarkets: boolean; historySources: string[] }> {
-  const [row] = await queryRows<{ open: boolean; sources: string[] | null }>(
+/**
+ * What readiness needs of the PM data: an open market exists, which venues have captured
+ * history, and which of them failed their last fetch (consecutive failures > 0).
+ */
+export async function pmDataPresence(
+  db: Queryable,
+  historySources: readonly string[],
+): Promise<{ openMarkets: boolean; historySources: string[]; failingSources: string[] }> {
+  const sources = `{${historySources.join(',')}}`;
+  const [row] = await queryRows<{ open: boolean; sources: string[] | null; failing: string[] | null }>(
     db,
     sql`select exists (select 1 from pm_markets where status = 'open') as open,
-          array(select s from unnest(${`{${historySources.join(',')}}`}::text[]) s where exists (select 1 from pm_captures c where c.source = s)) as sources`,
+          array(select s from unnest(${sources}::text[]) s where exists (select 1 from pm_captures c where c.source = s)) as sources,
+          array(select h.source from pm_venue_health h where h.source = any(${sources}::text[]) and h.consecutive_failures > 0) as failing`,
   );
-  return { openMarkets: Boolean(row?.open), historySources: row?.sources ?? [] };
+  return { openMarkets: Boolean(row?.open), historySources: row?.sources ?? [], failingSources: row?.failing ?? [] };
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentOpenApiDocument, SNAPSHOT_PATH } from '../../scripts/openapi-document.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { recordVenueAttempt } from '../../src/storage/pm-repo.js';
 import { createPmApp } from '../support/pm-app.js';
 
 let t: TestApp;
@@ -52,6 +54,22 @@ describe('health', () => {
       expect(ready.json().status).toBe('ready');
       const events = await pm.get('/api/prediction-markets/events?status=open');
       expect(events.body.data.length).toBeGreaterThan(0);
+    } finally {
+      await pm.close();
+    }
+  });
+
+  it('/readyz waits for a native venue\'s price history, but not once that venue\'s fetches fail (live mode, venue unreachable)', async () => {
+    const pm = await createPmApp();
+    try {
+      const { db } = pm.ctx.database;
+      await db.execute(sql`delete from pm_captures where source = 'kalshi'`);
+      const waiting = await pm.app.inject({ url: '/readyz' });
+      expect(waiting.statusCode).toBe(503);
+      expect(waiting.json().waitingFor).toEqual(['pm_price_history:kalshi']);
+      await recordVenueAttempt(db, 'kalshi', 'live', pm.clock.now(), 'fetch failed');
+      const ready = await pm.app.inject({ url: '/readyz' });
+      expect(ready.statusCode).toBe(200);
     } finally {
       await pm.close();
     }
