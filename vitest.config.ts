@@ -13,7 +13,7 @@ export default defineConfig({
     // The plain "N passed, N failed" line lets CI read the result of any run.
     reporters: ['default', './test/support/summary-reporter.ts'],
     setupFiles: ['./test/support/response-check-setup.ts'],
-    globalSetup: ['./test/support/pglite-template-setup.ts'],
+    globalSetup: ['./test/support/database-templates-setup.ts'],
     projects: [
       { extends: true, test: { name: 'pglite', include: ['test/**/*.test.ts'], env: { TEST_DATABASE_URL: '' } } },
       ...(onPostgres

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openDatabase, type Database } from '../../src/storage/db.js';
+import { adminQuery, pgTemplateName, withDatabase } from './pg-template.js';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const engineName = TEST_DATABASE_URL ? 'postgres' : 'pglite';
@@ -10,12 +10,6 @@ export interface TestDatabase {
   /** Opens another connection pool to the same database (a second "process"). */
   openAnother(): Promise<Database>;
   drop(): Promise<void>;
-}
-
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
 }
 
 /**
@@ -32,10 +26,8 @@ export async function freshDatabase(options: { onQuery?: (text: string) => void;
     };
   }
   const name = `pa_test_${Date.now()}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  // from the migrated template the test setup made; a plain empty database (migrated on open) without one
+  await adminQuery(TEST_DATABASE_URL, `create database ${name} template ${pgTemplateName()}`).catch(() => adminQuery(TEST_DATABASE_URL!, `create database ${name}`));
   const url = withDatabase(TEST_DATABASE_URL, name);
   const opened: Database[] = [];
   const open = async () => {
@@ -49,10 +41,7 @@ export async function freshDatabase(options: { onQuery?: (text: string) => void;
     openAnother: open,
     async drop() {
       await Promise.all(opened.map((d) => d.close().catch(() => undefined)));
-      const cleanup = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await cleanup.connect();
-      await cleanup.query(`drop database if exists ${name} with (force)`);
-      await cleanup.end();
+      await adminQuery(TEST_DATABASE_URL, `drop database if exists ${name} with (force)`);
     },
   };
 }
