@@ -34,8 +34,8 @@ export async function ensurePgTemplate(url: string): Promise<void> {
   const name = pgTemplateName();
   const existing = await adminQuery<{ datname: string }>(url, `select datname from pg_database where datname like '${PREFIX}%'`);
   for (const { datname } of existing) {
-    // another suite may be creating from an older one: then it stays until the next run
-    if (datname !== name) await adminQuery(url, `drop database if exists ${datname}`).catch(() => undefined);
+    // one being built is another run's; one in use by another run fails to drop and stays until the next run
+    if (datname !== name && !datname.includes('_build_')) await adminQuery(url, `drop database if exists ${datname}`).catch(() => undefined);
   }
   if (existing.some((d) => d.datname === name)) return;
   const building = `${name}_build_${process.pid}`;
