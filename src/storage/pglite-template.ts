@@ -36,29 +36,33 @@ export function templateStamp(): string {
   return hash.digest('hex');
 }
 
-function templateIsCurrent(): boolean {
+function stampIsCurrent(): boolean {
   try {
-    return existsSync(join(TEMPLATE_DIR, 'PG_VERSION')) && existsSync(TEMPLATE_DUMP) && (JSON.parse(readFileSync(STAMP_FILE, 'utf8')) as { stamp: string }).stamp === templateStamp();
+    return (JSON.parse(readFileSync(STAMP_FILE, 'utf8')) as { stamp: string }).stamp === templateStamp();
   } catch {
     return false;
   }
 }
 
+/** Checked apart: a dist/ built before the dump existed has a usable directory without one. */
+const dirIsCurrent = () => existsSync(join(TEMPLATE_DIR, 'PG_VERSION')) && stampIsCurrent();
+const dumpIsCurrent = () => existsSync(TEMPLATE_DUMP) && stampIsCurrent();
+
 /** Copies the template to `dir` (absent or empty) when it is current; false when there is none. */
 export function copyPgliteTemplate(dir: string): boolean {
-  if (!templateIsCurrent()) return false;
+  if (!dirIsCurrent()) return false;
   copyDirectoryAtomically(TEMPLATE_DIR, dir);
   return true;
 }
 
 /** The template as a PGlite dump file (for `loadDataDir`) when it is current; null otherwise. */
 export function pgliteTemplateDump(): string | null {
-  return templateIsCurrent() ? TEMPLATE_DUMP : null;
+  return dumpIsCurrent() ? TEMPLATE_DUMP : null;
 }
 
 /** Builds dist/pglite-template and its dump when missing or stale (the build and the test setup call it). */
 export async function buildPgliteTemplate(): Promise<'current' | 'built'> {
-  if (templateIsCurrent()) return 'current';
+  if (dirIsCurrent() && dumpIsCurrent()) return 'current';
   const tmp = `${TEMPLATE_DIR}.build-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const database = await openDatabase({ databaseUrl: null, pgliteDir: tmp }); // creates the cluster and applies the migrations
