@@ -1,7 +1,8 @@
 /**
  * How a listed market moves: a pure function of (question, listing, time). Probabilities
  * are smooth value noise around the question's base odds, converging to the real outcome
- * as the end nears; each venue adds its own noise, larger where liquidity is thin.
+ * as the end nears (most well before it, some only at the very end: Question.revealExponent);
+ * each venue adds its own noise, larger where liquidity is thin.
  */
 import { drawHash, hashString, hashToNormal, hashToUnit, combine32 } from '../../marketdata/sim/random.js';
 import type { MarketResolution, MarketState, OutcomeQuote, WhalePrint } from '../types.js';
@@ -63,7 +64,7 @@ export function canonicalProbabilities(seedKey: number, q: Question, t: number):
     probs = e.map((x) => x / sum);
   }
   const u = (at - q.openAt) / Math.max(1, q.endAt - q.openAt);
-  const c = q.winner === null ? 0 : 0.92 * u ** 3;
+  const c = q.winner === null ? 0 : 0.92 * u ** q.revealExponent;
   return probs.map((p, i) => (1 - c) * p + c * (i === q.winner ? 1 : 0));
 }
 

@@ -20,6 +20,9 @@ const FLASH_MAX_MS = 12 * 60_000;
 /** Archive: this many resolved markets per venue per year before capture began. */
 const ARCHIVE_PER_YEAR = 8;
 export const ARCHIVE_FIRST_YEAR = 2016;
+/** Share of questions whose outcome the market learns only at the end, and how late (see Question.revealExponent). */
+export const LATE_REVEAL_SHARE = 0.3;
+export const LATE_REVEAL = 40;
 
 /** Threshold questions anchor and settle on 4-hour marks: a bar opens there in every candle range. */
 const ANCHOR_MS = 4 * HOUR_MS;
@@ -71,6 +74,14 @@ export interface Question {
   settlementSource: string;
   /** Time scale of the probability noise (shorter for flash questions). */
   noiseScaleMs: number;
+  /**
+   * How late the market learns the outcome: its probabilities move toward the winner as
+   * (share of the question's life gone) ^ this. 3 for most questions (the answer shows well
+   * before the end); LATE_REVEAL for those decided only at the end (a match, a vote count),
+   * which stay near their base odds until then — the winner, drawn with those odds, is then
+   * often the outcome the market had below 50 %: the upsets a calibration study needs.
+   */
+  revealExponent: number;
   listings: Listing[];
   /** Set on coin price questions when the coins' simulated prices are known (SimWorld with CoinPrices). */
   threshold?: PriceThreshold;
@@ -437,6 +448,7 @@ function buildQuestion(
     rules: `${w.description} If the outcome cannot be determined or the event is cancelled, the market resolves void.`,
     settlementSource: w.settlementSource,
     noiseScaleMs: flash ? 60_000 : 6 * HOUR_MS,
+    revealExponent: d.u(32) < LATE_REVEAL_SHARE ? LATE_REVEAL : 3,
     listings,
     ...(w.threshold ? { threshold: w.threshold } : {}),
     ...(w.pending ? { pending: true } : {}),
