@@ -1,7 +1,7 @@
 /**
  * How a listed market moves: a pure function of (question, listing, time). Probabilities
- * are smooth value noise around the question's base odds, converging to the real outcome
- * as the end nears (most well before it, some only at the very end: Question.revealExponent);
+ * are a calibrated market's posterior (canonicalProbabilities), converging to the real outcome
+ * as the end nears (most well before it, some only in their last hours: Question.revealWindowMs);
  * each venue adds its own noise, larger where liquidity is thin.
  */
 import { drawHash, hashString, hashToNormal, hashToUnit, combine32 } from '../../marketdata/sim/random.js';
@@ -42,7 +42,26 @@ function thresholdYes(th: PriceThreshold, winner: number | null, t: number): num
   return clampP(normalCdf(Math.log(price / th.value) / (th.dailyVol * Math.sqrt(daysLeft))));
 }
 
-/** Canonical probabilities (0..1) of the question's outcomes at t. */
+/** Value noise scaled to unit variance at every t (interpolating two normals shrinks it between the knots). */
+function unitValueNoise(key: number, t: number, period: number): number {
+  const s = smooth(t / period - Math.floor(t / period));
+  return valueNoise(key, t, period) / Math.sqrt((1 - s) ** 2 + s * s);
+}
+
+/** Information the market has at the end of a question (in log-odds): enough to be all but certain. */
+const FINAL_INFORMATION = 40;
+/** Information from the start (a share of the final), so a market moves from its first hour. */
+const OPENING_INFORMATION_SHARE = 0.02;
+
+/**
+ * Canonical probabilities (0..1) of the question's outcomes at t: the posterior of a market that
+ * started from the base odds (the winner is drawn with them) and has since observed, per
+ * outcome, a signal of mean `info` for the winner and 0 for the others plus noise of variance
+ * `info`. Such prices are calibrated by construction: of outcomes priced at 30 %, about 30 %
+ * win, at any time. `info` grows as the cube of the share of the reveal window gone
+ * (Question.revealWindowMs): most questions look decided well before their end, some only in
+ * their last hours.
+ */
 export function canonicalProbabilities(seedKey: number, q: Question, t: number): number[] {
   if (q.threshold) {
     const yes = thresholdYes(q.threshold, q.winner, Math.max(t, q.openAt));
@@ -51,21 +70,17 @@ export function canonicalProbabilities(seedKey: number, q: Question, t: number):
   const at = Math.min(Math.max(t, q.openAt), q.endAt);
   const qk = combine32(seedKey, hashString(q.key));
   const S = q.noiseScaleMs;
-  const logits = q.baseLogits.map((base, i) =>
-    q.kind === 'binary' && i > 0 ? 0 : base + 0.5 * valueNoise(combine32(qk, i * 2 + 1), at, 4 * S) + 0.25 * valueNoise(combine32(qk, i * 2 + 2), at, S),
-  );
-  let probs: number[];
-  if (q.kind === 'binary') {
-    const p = sigmoid(logits[0]!);
-    probs = [p, 1 - p];
-  } else {
-    const e = logits.map((l) => Math.exp(l));
-    const sum = e.reduce((a, b) => a + b, 0);
-    probs = e.map((x) => x / sum);
-  }
-  const u = (at - q.openAt) / Math.max(1, q.endAt - q.openAt);
-  const c = q.winner === null ? 0 : 0.92 * u ** q.revealExponent;
-  return probs.map((p, i) => (1 - c) * p + c * (i === q.winner ? 1 : 0));
+  const revealed = Math.max(0, at - (q.endAt - q.revealWindowMs)) / Math.max(1, q.revealWindowMs);
+  const info = FINAL_INFORMATION * (OPENING_INFORMATION_SHARE + (1 - OPENING_INFORMATION_SHARE) * revealed ** 3);
+  const logits = q.baseLogits.map((base, i) => {
+    // two time scales of unit-variance noise, weighted 0.8 / 0.6: unit variance again
+    const noise = 0.8 * unitValueNoise(combine32(qk, i * 2 + 1), at, 4 * S) + 0.6 * unitValueNoise(combine32(qk, i * 2 + 2), at, S);
+    return base + (i === q.winner ? info : 0) + Math.sqrt(info) * noise;
+  });
+  const top = Math.max(...logits);
+  const e = logits.map((l) => Math.exp(l - top));
+  const sum = e.reduce((a, b) => a + b, 0);
+  return e.map((x) => x / sum);
 }
 
 function listingKey(seedKey: number, q: Question, l: Listing): number {
@@ -89,7 +104,8 @@ export function listingProbabilities(seedKey: number, q: Question, l: Listing, t
     probs = shifted.map((x) => x / sum);
   }
   const tick = l.venue.id === 'kalshi' ? 1 : 0.1;
-  return probs.map((p) => Math.round((p * 100) / tick) * tick).map((p) => Number(p.toFixed(1)));
+  // a venue quotes an open outcome one tick inside 0 and 100 at most
+  return probs.map((p) => Math.min(100 - tick, Math.max(tick, Math.round((p * 100) / tick) * tick))).map((p) => Number(p.toFixed(1)));
 }
 
 function cumulativeVolume(q: Question, l: Listing, t: number): number {

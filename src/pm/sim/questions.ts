@@ -20,9 +20,9 @@ const FLASH_MAX_MS = 12 * 60_000;
 /** Archive: this many resolved markets per venue per year before capture began. */
 const ARCHIVE_PER_YEAR = 8;
 export const ARCHIVE_FIRST_YEAR = 2016;
-/** Share of questions whose outcome the market learns only at the end, and how late (see Question.revealExponent). */
+/** Share of questions whose outcome the market learns only at the end, and over how long (see Question.revealWindowMs). */
 export const LATE_REVEAL_SHARE = 0.3;
-export const LATE_REVEAL = 40;
+export const LATE_REVEAL_MS = 6 * HOUR_MS;
 
 /** Threshold questions anchor and settle on 4-hour marks: a bar opens there in every candle range. */
 const ANCHOR_MS = 4 * HOUR_MS;
@@ -75,13 +75,13 @@ export interface Question {
   /** Time scale of the probability noise (shorter for flash questions). */
   noiseScaleMs: number;
   /**
-   * How late the market learns the outcome: its probabilities move toward the winner as
-   * (share of the question's life gone) ^ this. 3 for most questions (the answer shows well
-   * before the end); LATE_REVEAL for those decided only at the end (a match, a vote count),
-   * which stay near their base odds until then — the winner, drawn with those odds, is then
-   * often the outcome the market had below 50 %: the upsets a calibration study needs.
+   * How long before its end the market learns the outcome: its information grows over this
+   * window (src/pm/sim/path.ts). The question's whole life for most; LATE_REVEAL_MS for those
+   * decided only at the end (a match, a vote count), which sit near their base odds until then
+   * — the winner, drawn with those odds, is then often the outcome the market had below 50 %:
+   * the upsets a calibration study needs.
    */
-  revealExponent: number;
+  revealWindowMs: number;
   listings: Listing[];
   /** Set on coin price questions when the coins' simulated prices are known (SimWorld with CoinPrices). */
   threshold?: PriceThreshold;
@@ -448,7 +448,7 @@ function buildQuestion(
     rules: `${w.description} If the outcome cannot be determined or the event is cancelled, the market resolves void.`,
     settlementSource: w.settlementSource,
     noiseScaleMs: flash ? 60_000 : 6 * HOUR_MS,
-    revealExponent: d.u(32) < LATE_REVEAL_SHARE ? LATE_REVEAL : 3,
+    revealWindowMs: d.u(32) < LATE_REVEAL_SHARE ? Math.min(LATE_REVEAL_MS, endAt - openAt) : endAt - openAt,
     listings,
     ...(w.threshold ? { threshold: w.threshold } : {}),
     ...(w.pending ? { pending: true } : {}),
