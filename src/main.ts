@@ -1,6 +1,7 @@
 import { runCli } from './cli/main.js';
 import { ConfigError, loadConfig } from './config/env.js';
 import { runServer, type Role } from './server.js';
+import { PgliteDirLockedError } from './storage/pglite-lock.js';
 
 const ROLES: Role[] = ['serve', 'api', 'worker'];
 
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // a locked embedded database is the user's situation to resolve, not a bug: the message says what to do
+  const text = error instanceof PgliteDirLockedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`${text}\n`);
   process.exit(1);
 });

@@ -11,6 +11,7 @@ import { migrate } from './migrate.js';
 import { BookCache, BOOK_CHANGES_CHANNEL } from './book-cache.js';
 import { openPgliteThread, type PgliteThread } from './pglite-thread.js';
 import { pgliteTemplateDump } from './pglite-template.js';
+import { lockPgliteDir } from './pglite-lock.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -234,9 +235,16 @@ const PGLITE_START_PARAMS = [...((PGlite as unknown as { defaultStartParams?: st
 /** PGlite on a thread of its own (src/storage/pglite-thread.ts): its statements no longer stop the request thread. */
 async function openPglite(dir: string, onQuery?: QueryObserver, cache: BookCache | null = null, onLost?: (error: Error) => void): Promise<Database> {
   if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
+  const unlock = dir === 'memory://' ? () => undefined : lockPgliteDir(dir);
   // in memory: start from the build's migrated database when there is a current one (pglite-template.ts)
   const dump = dir === 'memory://' ? pgliteTemplateDump() : null;
-  const client = await openPgliteThread(dir, { startParams: PGLITE_START_PARAMS, ...(dump ? { loadDataDir: dump } : {}), ...(onLost ? { onLost } : {}) });
+  let client: PgliteThread;
+  try {
+    client = await openPgliteThread(dir, { startParams: PGLITE_START_PARAMS, ...(dump ? { loadDataDir: dump } : {}), ...(onLost ? { onLost } : {}) });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   if (cache) {
     // one session: NOTIFY is delivered before the committing statement returns
     await client.exec(`set paper.book_signal = 'notify'`);
@@ -260,6 +268,7 @@ async function openPglite(dir: string, onQuery?: QueryObserver, cache: BookCache
     },
     async close() {
       await client.close();
+      unlock();
     },
   };
 }

@@ -1,0 +1,52 @@
+/**
+ * One process at a time on an embedded PGlite directory. PGlite has no lock of its own: two
+ * processes on the same files (a restart that overlaps the old process's shutdown, two `npm
+ * start` on one DATA_DIR, a CLI command while a server is still starting) corrupt the database
+ * for good. `<dir>.lock` holds the owner's pid; a lock whose process is gone (SIGKILL, a crash)
+ * is taken over.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+
+export class PgliteDirLockedError extends Error {}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+function ownerOf(path: string): number | null {
+  try {
+    const pid = Number(readFileSync(path, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null; // gone meanwhile, or unreadable: treated as stale
+  }
+}
+
+/** Locks `dir` for this process; returns the release. Throws PgliteDirLockedError while a live process holds it. */
+export function lockPgliteDir(dir: string): () => void {
+  const path = `${dir}.lock`;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    try {
+      writeFileSync(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      return () => {
+        if (ownerOf(path) === process.pid) rmSync(path, { force: true });
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = ownerOf(path);
+    if (owner !== null && isAlive(owner)) {
+      const who = owner === process.pid ? 'this process' : `another process (pid ${owner})`;
+      throw new PgliteDirLockedError(
+        `the embedded database in ${dir} is open in ${who}: stop it first (or use PostgreSQL, DATABASE_URL, for several processes); remove ${path} only if no such process runs`,
+      );
+    }
+    rmSync(path, { force: true }); // its process is gone
+  }
+  throw new PgliteDirLockedError(`could not lock the embedded database in ${dir} (${path} keeps changing)`);
+}

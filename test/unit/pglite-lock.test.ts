@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase, queryRows } from '../../src/storage/db.js';
+import { initPgliteDir } from '../../src/storage/pglite-init.js';
+import { PgliteDirLockedError } from '../../src/storage/pglite-lock.js';
+
+/** One process at a time on an embedded PGlite directory (src/storage/pglite-lock.ts). */
+const root = mkdtempSync(join(tmpdir(), 'paper-arena-lock-'));
+const dir = join(root, 'pglite');
+const lockFile = `${dir}.lock`;
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const open = () => openDatabase({ databaseUrl: null, pgliteDir: dir });
+
+/** A live process that is not this one (sleeps until killed). */
+async function otherProcess(): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+  await new Promise((resolve) => child.once('spawn', resolve));
+  return {
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+describe('embedded database lock', () => {
+  it('holds the directory while open: a second open in this process is refused, and close releases it', async () => {
+    await initPgliteDir(dir);
+    const first = await open();
+    try {
+      expect(readFileSync(lockFile, 'utf8').trim()).toBe(String(process.pid));
+      const second = await open().catch((e: unknown) => e);
+      expect(second).toBeInstanceOf(PgliteDirLockedError);
+      expect((second as Error).message).toContain('this process');
+      await queryRows(first.db, sql`create table lock_probe (n int)`);
+    } finally {
+      await first.close();
+    }
+    expect(existsSync(lockFile)).toBe(false);
+  }, 60_000);
+
+  it('refuses while another live process holds it, naming its pid, and takes over once that process is gone', async () => {
+    const other = await otherProcess();
+    writeFileSync(lockFile, `${other.pid}\n`);
+    try {
+      const refused = await open().catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(PgliteDirLockedError);
+      expect((refused as Error).message).toContain(`pid ${other.pid}`);
+      expect(readFileSync(lockFile, 'utf8').trim()).toBe(String(other.pid)); // left as it was
+    } finally {
+      await other.stop();
+    }
+    // the holder died without releasing (SIGKILL): the lock is stale, the data intact
+    const reopened = await open();
+    try {
+      expect(await queryRows(reopened.db, sql`select count(*)::int as n from lock_probe`)).toEqual([{ n: 0 }]);
+    } finally {
+      await reopened.close();
+    }
+  }, 60_000);
+});
