@@ -21,8 +21,8 @@ const FLASH_MAX_MS = 12 * 60_000;
 const ARCHIVE_PER_YEAR = 8;
 export const ARCHIVE_FIRST_YEAR = 2016;
 /** Share of questions whose outcome the market learns only at the end, and over how long (see Question.revealWindowMs). */
-export const LATE_REVEAL_SHARE = 0.3;
-export const LATE_REVEAL_MS = 6 * HOUR_MS;
+const LATE_REVEAL_SHARE = 0.3;
+const LATE_REVEAL_MS = 6 * HOUR_MS;
 
 /** Threshold questions anchor and settle on 4-hour marks: a bar opens there in every candle range. */
 const ANCHOR_MS = 4 * HOUR_MS;
