@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { lockPgliteDir } from './pglite-lock.js';
 import { copyPgliteTemplate } from './pglite-template.js';
 
 const CHILD = `
@@ -18,10 +19,25 @@ await client.waitReady;
 await client.close();
 `;
 
-/** Resolves once `dir` holds an initialised cluster (at once when it already does). */
+/**
+ * Resolves once `dir` holds an initialised cluster (at once when it already does). Under the
+ * directory's lock (pglite-lock.ts): two processes starting on one empty DATA_DIR must not both
+ * copy, the second replacing the files the first has already opened.
+ */
 export async function initPgliteDir(dir: string): Promise<'existing' | 'copied' | 'created'> {
   if (dir === 'memory://' || existsSync(join(dir, 'PG_VERSION'))) return 'existing';
-  if (copyPgliteTemplate(dir)) return 'copied';
+  const unlock = lockPgliteDir(dir);
+  try {
+    if (existsSync(join(dir, 'PG_VERSION'))) return 'existing';
+    if (copyPgliteTemplate(dir)) return 'copied';
+    await createCluster(dir);
+    return 'created';
+  } finally {
+    unlock();
+  }
+}
+
+async function createCluster(dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const url = import.meta.resolve('@electric-sql/pglite');
   await new Promise<void>((resolve, reject) => {
@@ -31,5 +47,4 @@ export async function initPgliteDir(dir: string): Promise<'existing' | 'copied' 
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`creating the PGlite database in ${dir} failed (exit ${code}): ${err.slice(-500)}`))));
   });
-  return 'created';
 }

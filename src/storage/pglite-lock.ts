@@ -5,7 +5,8 @@
  * for good. `<dir>.lock` holds the owner's pid; a lock whose process is gone (SIGKILL, a crash)
  * is taken over.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export class PgliteDirLockedError extends Error {}
 
@@ -30,6 +31,7 @@ function ownerOf(path: string): number | null {
 /** Locks `dir` for this process; returns the release. Throws PgliteDirLockedError while a live process holds it. */
 export function lockPgliteDir(dir: string): () => void {
   const path = `${dir}.lock`;
+  mkdirSync(dirname(path), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt += 1) {
     try {
       writeFileSync(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });

@@ -65,4 +65,19 @@ describe('embedded database lock', () => {
       await reopened.close();
     }
   }, 60_000);
+
+  it('makes a first start wait its turn: no copy into an empty directory another process holds', async () => {
+    const emptyDir = join(root, 'empty');
+    const other = await otherProcess();
+    writeFileSync(`${emptyDir}.lock`, `${other.pid}\n`);
+    try {
+      await expect(initPgliteDir(emptyDir)).rejects.toThrow(`pid ${other.pid}`);
+      expect(existsSync(emptyDir)).toBe(false);
+    } finally {
+      await other.stop();
+    }
+    expect(await initPgliteDir(emptyDir)).not.toBe('existing');
+    expect(existsSync(join(emptyDir, 'PG_VERSION'))).toBe(true);
+    expect(existsSync(`${emptyDir}.lock`)).toBe(false);
+  }, 60_000);
 });
