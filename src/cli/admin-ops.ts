@@ -5,6 +5,7 @@ import { checkBooks, type DoctorReport } from '../services/doctor.js';
 import { createKey, toKeyView, type KeyView } from '../services/keys.js';
 import { openDatabase, pgliteDirFor, type Database } from '../storage/db.js';
 import { initPgliteDir } from '../storage/pglite-init.js';
+import { PgliteDirLockedError } from '../storage/pglite-lock.js';
 import { findKey, listKeys, revokeKey, updateKey } from '../storage/keys-repo.js';
 
 export interface CreateKeyArgs {
@@ -140,6 +141,12 @@ export async function connectAdmin(config: Config): Promise<AdminOps> {
 /** The configured database for a command run without a server; an empty DATA_DIR gets the ready PGlite database, as a first start would. */
 export async function openCliDatabase(config: Config): Promise<Database> {
   const pgliteDir = pgliteDirFor(config.dataDir);
-  if (!config.databaseUrl) await initPgliteDir(pgliteDir);
-  return openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: 2 });
+  try {
+    if (!config.databaseUrl) await initPgliteDir(pgliteDir);
+    return await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: 2 });
+  } catch (error) {
+    // most often a server on another port (or still starting): say how to reach it
+    if (!(error instanceof PgliteDirLockedError)) throw error;
+    throw new CliError(`no server answers at ${serverBaseUrl(config)}, and ${error.message}. If that process is the server, set PORT or PAPER_ARENA_URL to reach it.`);
+  }
 }

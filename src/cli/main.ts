@@ -92,9 +92,9 @@ async function keysCommand(ops: AdminOps, sub: string | undefined, positional: s
 export async function runCli(config: Config, argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, sub, ...rest] = positional;
-  if (command === 'doctor') return runDoctor(config);
-  if (command === 'competitions' || command === 'market' || command === 'mcp') {
+  if (command === 'doctor' || command === 'competitions' || command === 'market' || command === 'mcp') {
     try {
+      if (command === 'doctor') return await runDoctor(config);
       if (command === 'market') return await runMarketCommand(config, sub, flags);
       if (command === 'mcp') return await runMcpCommand(flags);
       await competitionsCommand(config, sub, rest, flags);

@@ -44,6 +44,12 @@ describe('CLI and server, as a user runs them', () => {
       expect(me.status).toBe(200);
       expect(await me.json()).toMatchObject({ userId: 'me', agentName: 'scout', agentModel: 'my-llm' });
 
+      // Pointed at another port, the CLI must not open the server's database beside it.
+      const elsewhere = cli(await freePort(), ['keys', 'list', '--json']);
+      expect(elsewhere.status).toBe(2);
+      expect(elsewhere.stderr).toContain('is open in another process');
+      expect(elsewhere.stderr).toContain('set PORT or PAPER_ARENA_URL');
+
       const online = cli(port, ['keys', 'revoke', String(created.keyId), '--json']);
       expect(online.status, online.stderr).toBe(0);
       expect(JSON.parse(online.stdout).revokedAt).toBeTypeOf('string');
