@@ -234,10 +234,11 @@ const PGLITE_START_PARAMS = [...((PGlite as unknown as { defaultStartParams?: st
 
 /** PGlite on a thread of its own (src/storage/pglite-thread.ts): its statements no longer stop the request thread. */
 async function openPglite(dir: string, onQuery?: QueryObserver, cache: BookCache | null = null, onLost?: (error: Error) => void): Promise<Database> {
-  if (dir !== 'memory://') mkdirSync(dir, { recursive: true });
-  const unlock = dir === 'memory://' ? () => undefined : lockPgliteDir(dir);
+  const inMemory = dir === 'memory://';
+  if (!inMemory) mkdirSync(dir, { recursive: true });
+  const unlock = inMemory ? () => undefined : lockPgliteDir(dir);
   // in memory: start from the build's migrated database when there is a current one (pglite-template.ts)
-  const dump = dir === 'memory://' ? pgliteTemplateDump() : null;
+  const dump = inMemory ? pgliteTemplateDump() : null;
   let client: PgliteThread;
   try {
     client = await openPgliteThread(dir, { startParams: PGLITE_START_PARAMS, ...(dump ? { loadDataDir: dump } : {}), ...(onLost ? { onLost } : {}) });
