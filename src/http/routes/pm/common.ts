@@ -50,9 +50,17 @@ function cachedResponse(body: string | Buffer, sources: string, maxAgeSeconds: n
   return { body: typeof body === 'string' ? Buffer.from(body) : body, etag, sources, cacheControl: `public, max-age=${maxAgeSeconds}`, attribution: attributionOf(sources) };
 }
 
-/** A short-lived cache of serialized public responses, keyed by route and normalized query. */
+/** What a cached public response is made from. */
+export type BuildResponse = () => Promise<{ body: unknown; sources: Iterable<string> }>;
+
+/**
+ * A short-lived cache of serialized public responses, keyed by route and normalized query.
+ * A missing entry is built once however many requests ask for it meanwhile: when an entry
+ * expires under load, every connection waiting on it would otherwise query and serialize it.
+ */
 export class ResponseCache {
   private readonly entries = new Map<string, CachedResponse & { expiresAt: number }>();
+  private readonly building = new Map<string, Promise<CachedResponse>>();
   constructor(private readonly maxEntries = 2000) {}
 
   get(key: string, nowMs: number): CachedResponse | null {
@@ -65,16 +73,24 @@ export class ResponseCache {
     return e;
   }
 
+  /** The entry for `key` built by `build` (or by the build already running for it), kept for `ttlMs`. */
+  build(key: string, nowMs: number, ttlMs: number, build: BuildResponse): Promise<CachedResponse> {
+    let pending = this.building.get(key);
+    if (!pending) {
+      pending = build()
+        .then(({ body, sources }) => this.set(key, JSON.stringify(body), sourcesHeader(sources), nowMs, ttlMs))
+        .finally(() => this.building.delete(key));
+      this.building.set(key, pending);
+    }
+    return pending;
+  }
+
   /** Caches the body with its ETag (hashed once here) and header values; returns the entry. */
-  set(key: string, body: string, sources: string, nowMs: number, ttlMs: number): CachedResponse {
+  private set(key: string, body: string, sources: string, nowMs: number, ttlMs: number): CachedResponse {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     const entry = { ...cachedResponse(body, sources, Math.round(ttlMs / 1000)), expiresAt: nowMs + ttlMs };
     this.entries.set(key, entry);
     return entry;
-  }
-
-  clear(): void {
-    this.entries.clear();
   }
 }
 
@@ -96,16 +112,9 @@ export function sourcesHeader(ids: Iterable<string>): string {
 
 /** A public response served from `cache` for `ttlMs`, else built, serialized once and remembered. */
 export function cachedResponder(cache: ResponseCache, nowMs: () => number) {
-  return async (
-    reply: FastifyReply,
-    key: string,
-    ttlMs: number,
-    build: () => Promise<{ body: unknown; sources: Iterable<string> }>,
-  ): Promise<FastifyReply> => {
+  return async (reply: FastifyReply, key: string, ttlMs: number, build: BuildResponse): Promise<FastifyReply> => {
     const now = nowMs();
     const hit = cache.get(key, now);
-    if (hit) return sendEntry(reply, hit);
-    const { body, sources } = await build();
-    return sendEntry(reply, cache.set(key, JSON.stringify(body), sourcesHeader(sources), now, ttlMs));
+    return sendEntry(reply, hit ?? (await cache.build(key, now, ttlMs, build)));
   };
 }
