@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { CONTENT_HASH_FIELDS_V1 } from '../../src/arena/decisions.js';
@@ -203,6 +204,19 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     const plain = await get('/api/arena/decisions?format=jsonl');
     expect(plain.headers['x-total-count']).toBe('3');
     expect(plain.raw.trimEnd().split('\n')).toHaveLength(3);
+  });
+
+  it('sends a dataset page compressed when the client accepts it, the same records once decoded', async () => {
+    for (const url of ['/api/arena/decisions?format=jsonl&includeOpportunities=true', '/api/arena/decisions?includeOpportunities=true']) {
+      const plain = await t.app.inject({ url });
+      const packed = await t.app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+      expect(packed.statusCode).toBe(200);
+      expect(packed.headers['content-encoding']).toBe('gzip');
+      expect(packed.headers['content-type']).toBe(plain.headers['content-type']);
+      expect(packed.headers['x-total-count']).toBe(plain.headers['x-total-count']);
+      expect(packed.headers.etag).not.toBe(plain.headers.etag);
+      expect(gunzipSync(packed.rawPayload).toString()).toBe(plain.body);
+    }
   });
 
   it('serves artifacts whose content hash a third party can recompute from the artifact alone', async () => {

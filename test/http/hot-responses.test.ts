@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { RunningSimMarket } from '../../src/services/sim-market-boot.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -89,6 +90,47 @@ describe('keyless PM lists: cached body with a strong ETag', () => {
         expect(again.statusCode).toBe(304);
         expect(again.body).toBe('');
         expect(again.headers['cache-control']).toBe(first.headers['cache-control']);
+      }
+    } finally {
+      await pm.close();
+    }
+  }, 120_000);
+});
+
+describe('keyless cached bodies: compressed once when the client accepts it', () => {
+  it('answers br or gzip by Accept-Encoding, with a tag per coding, Vary, and 304 per coding', async () => {
+    const pm = await createPmApp();
+    try {
+      for (const url of ['/api/prediction-markets/events?limit=20', '/api/prediction-markets/canonical?limit=10']) {
+        const get = (headers: Record<string, string> = {}) => pm.app.inject({ url, headers });
+        const plain = await get();
+        expect(plain.statusCode).toBe(200);
+        expect(plain.headers['content-encoding']).toBeUndefined();
+        expect(plain.headers.vary).toBe('Accept-Encoding');
+        const tags = new Set([plain.headers.etag]);
+        for (const [accept, coding] of [
+          ['gzip, deflate', 'gzip'],
+          ['gzip, deflate, br', 'br'],
+          ['br;q=0.5, gzip', 'gzip'],
+          ['*', 'br'],
+        ] as const) {
+          const packed = await get({ 'accept-encoding': accept });
+          expect(packed.statusCode, accept).toBe(200);
+          expect(packed.headers['content-encoding'], accept).toBe(coding);
+          expect(packed.headers.vary).toBe('Accept-Encoding');
+          const bytes = packed.rawPayload;
+          expect(bytes.length, accept).toBeLessThan(plain.rawPayload.length / 3);
+          expect((coding === 'gzip' ? gunzipSync(bytes) : brotliDecompressSync(bytes)).toString(), accept).toBe(plain.body);
+          tags.add(packed.headers.etag);
+          // The 304 is per representation: the compressed form's tag, asked with that coding.
+          expect((await get({ 'accept-encoding': accept, 'if-none-match': packed.headers.etag as string })).statusCode).toBe(304);
+          const other = await get({ 'if-none-match': packed.headers.etag as string });
+          expect(other.statusCode).toBe(200);
+          expect(other.body).toBe(plain.body);
+        }
+        expect(tags.size).toBe(3); // identity, gzip, br
+        for (const refused of ['identity', 'gzip;q=0, br;q=0', 'deflate', 'br;q=0, *;q=0'])
+          expect((await get({ 'accept-encoding': refused })).headers['content-encoding'], refused).toBeUndefined();
       }
     } finally {
       await pm.close();

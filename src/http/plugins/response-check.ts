@@ -1,5 +1,6 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ErrorBody } from '../schemas.js';
 
 /**
@@ -98,6 +99,13 @@ export function firstDifference(a: unknown, b: unknown, path = ''): string | nul
   return null;
 }
 
+/** A sent body as text, decompressed when the reply names a content coding. */
+function decoded(payload: string | Buffer, coding: unknown): string {
+  if (coding === 'gzip') return gunzipSync(payload).toString();
+  if (coding === 'br') return brotliDecompressSync(payload).toString();
+  return payload.toString();
+}
+
 const skipped = (request: FastifyRequest) => request.routeOptions.schema?.hide === true || request.routeOptions.config?.unpublished === true;
 
 export async function installResponseCheck(app: FastifyInstance): Promise<void> {
@@ -130,7 +138,7 @@ export async function installResponseCheck(app: FastifyInstance): Promise<void> 
   app.addHook('onSend', async (request, reply, payload) => {
     if (skipped(request)) return payload;
     const type = String(reply.getHeader('content-type') ?? '');
-    const text = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload.toString() : null;
+    const text = typeof payload === 'string' || Buffer.isBuffer(payload) ? decoded(payload, reply.getHeader('content-encoding')) : null;
     if (!type.includes('application/json') || text === null) return payload;
     const before = handed.get(request);
     if (before !== undefined) {

@@ -8,7 +8,8 @@ import { findPublicDecision } from '../../../storage/arena-decisions-repo.js';
 import { houseKeyIds } from '../../../storage/house-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest, notFound } from '../../errors.js';
-import { answerNotModified, sendJsonText, strongEtag } from '../../hot-responses.js';
+import { CodedBody, sendCoded } from '../../content-coding.js';
+import { strongEtag } from '../../hot-responses.js';
 import { StringEnum } from '../../schemas.js';
 import { CACHE, publicErrors, tags } from './schemas.js';
 import { DecisionArtifact, DecisionsResponse } from '../../responses/arena.js';
@@ -20,7 +21,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `GET /api/arena/decisions` (dataset) and `GET /api/arena/decisions/{decisionUuid}` (artifact). */
 export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const pageCache = new Map<string, { at: number; marker: string; body: string; etag: string; count: number; hasMore: boolean; nextCursor: string }>();
+  const pageCache = new Map<string, { at: number; marker: string; body: CodedBody; count: number; hasMore: boolean; nextCursor: string }>();
   return async (app) => {
     const db = ctx.database.db;
 
@@ -85,7 +86,8 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             ? [...built.rows.map((row) => built.record(row)), ...opportunities.map((o) => ({ recordType: 'opportunity', ...o }))].map((r) => `${JSON.stringify(r)}\n`).join('')
             : JSON.stringify(built.envelope);
           // Every record the dataset covers: decisions, plus opportunities when asked for.
-          page = { at: nowMs, marker, body, etag: strongEtag(body), count: built.envelope.count + opportunityCount, hasMore: pagination.hasMore, nextCursor: pagination.nextCursor ?? '' };
+          const bytes = Buffer.from(body);
+          page = { at: nowMs, marker, body: new CodedBody(bytes, strongEtag(bytes)), count: built.envelope.count + opportunityCount, hasMore: pagination.hasMore, nextCursor: pagination.nextCursor ?? '' };
           if (pageCache.size >= PAGE_CACHE_MAX) pageCache.clear();
           pageCache.set(pageKey, page);
         }
@@ -93,9 +95,8 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         reply.header('x-total-count', String(page.count));
         reply.header('x-has-more', String(page.hasMore));
         reply.header('x-next-cursor', page.nextCursor);
-        if (answerNotModified(request, reply, page.etag)) return reply;
-        if (!lines) return sendJsonText(reply, page.body);
-        return reply.type('application/x-ndjson').send(page.body as never);
+        // Compressed once per page when the client accepts it: dataset pages are large and fetched whole.
+        return sendCoded(reply, page.body, lines ? 'application/x-ndjson' : 'application/json; charset=utf-8') as never;
       },
     );
 

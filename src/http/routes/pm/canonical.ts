@@ -8,7 +8,7 @@ import { venueById } from '../../../pm/venues.js';
 import type { PmMarketRow } from '../../../storage/pm-repo.js';
 import type { AppContext } from '../../context.js';
 import { invalidRequest, notFound } from '../../errors.js';
-import { TAG, ok, sendCached, sourcesHeader } from './common.js';
+import { ResponseCache, TAG, cachedResponder, ok } from './common.js';
 import { CanonicalEvent, CanonicalListResponse } from '../../responses/pm-data.js';
 
 function clusterView(snap: PmSnapshot, key: string, members: PmMarketRow[]): Record<string, unknown> {
@@ -60,7 +60,11 @@ function findCluster(snap: PmSnapshot, raw: string): [string, PmMarketRow[]] | n
   return null;
 }
 
+/** Canonical views change with the PM snapshot; a built answer is reused this long (its max-age). */
+const CANONICAL_TTL_MS = 5_000;
+
 export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const cached = cachedResponder(new ResponseCache(), () => ctx.clock.now());
   return async (app) => {
     app.get(
       '/api/prediction-markets/canonical',
@@ -85,20 +89,23 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           if (!/^o:\d{1,7}$/.test(decoded)) throw invalidRequest('query.cursor', 'cursor is not one this API returned');
           offset = Number(decoded.slice(2));
         }
-        const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();
-        const clusters = [...snap.clusters.entries()].sort(
-          ([ka, a], [kb, b]) =>
-            Number(b.some((m) => m.status === 'open')) - Number(a.some((m) => m.status === 'open')) || new Set(b.map((m) => m.source)).size - new Set(a.map((m) => m.source)).size || ka.localeCompare(kb),
-        );
-        const page = clusters.slice(offset, offset + request.query.limit);
-        const more = offset + page.length < clusters.length;
-        const next = more ? Buffer.from(`o:${offset + page.length}`).toString('base64url') : null;
-        const body = JSON.stringify({
-          data: page.map(([k, m]) => clusterView(snap, k, m)),
-          pagination: { limit: request.query.limit, nextCursor: more ? offset + page.length : null },
-          nextCursor: next,
+        const limit = request.query.limit;
+        return cached(reply, `list:${offset}:${limit}`, CANONICAL_TTL_MS, async () => {
+          const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();
+          const clusters = [...snap.clusters.entries()].sort(
+            ([ka, a], [kb, b]) =>
+              Number(b.some((m) => m.status === 'open')) - Number(a.some((m) => m.status === 'open')) || new Set(b.map((m) => m.source)).size - new Set(a.map((m) => m.source)).size || ka.localeCompare(kb),
+          );
+          const page = clusters.slice(offset, offset + limit);
+          const more = offset + page.length < clusters.length;
+          const next = more ? Buffer.from(`o:${offset + page.length}`).toString('base64url') : null;
+          const body = {
+            data: page.map(([k, m]) => clusterView(snap, k, m)),
+            pagination: { limit, nextCursor: more ? offset + page.length : null },
+            nextCursor: next,
+          };
+          return { body, sources: page.flatMap(([, m]) => m.map((x) => x.source)) };
         });
-        return sendCached(reply, body, sourcesHeader(page.flatMap(([, m]) => m.map((x) => x.source))), 5);
       },
     );
 
@@ -113,23 +120,23 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: ok(CanonicalEvent),
         },
       },
-      async (request, reply) => {
-        const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();
-        const found = findCluster(snap, request.params.key);
-        if (!found) throw notFound('event_not_found', `no canonical event ${request.params.key}`);
-        const [key, members] = found;
-        const view = clusterView(snap, key, members);
-        const body = {
-          ...view,
-          // Reference B2 keys beside ours: no merges exist here, so mergedInto is always null.
-          canonical: canonicalIdentity(key, members),
-          mergedInto: null,
-          consensus: canonicalConsensus(members, snap.refs.get(keyOf(anchorOf(members))) ?? null),
-          consensusHistory: [],
-          lineage: canonicalLineage(members),
-        };
-        return sendCached(reply, JSON.stringify(body), sourcesHeader(members.map((m) => m.source)), 5);
-      },
+      async (request, reply) =>
+        cached(reply, `event:${request.params.key}`, CANONICAL_TTL_MS, async () => {
+          const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();
+          const found = findCluster(snap, request.params.key);
+          if (!found) throw notFound('event_not_found', `no canonical event ${request.params.key}`);
+          const [key, members] = found;
+          const body = {
+            ...clusterView(snap, key, members),
+            // Reference B2 keys beside ours: no merges exist here, so mergedInto is always null.
+            canonical: canonicalIdentity(key, members),
+            mergedInto: null,
+            consensus: canonicalConsensus(members, snap.refs.get(keyOf(anchorOf(members))) ?? null),
+            consensusHistory: [],
+            lineage: canonicalLineage(members),
+          };
+          return { body, sources: members.map((m) => m.source) };
+        }),
     );
   };
 }

@@ -4,7 +4,8 @@ import { FIAT_CURRENCIES } from '../../../marketdata/sim/fiat.js';
 import type { Money } from '../../../pm/views.js';
 import { venueById } from '../../../pm/venues.js';
 import { invalidRequest, notFound } from '../../errors.js';
-import { answerNotModified, strongEtag } from '../../hot-responses.js';
+import { CodedBody, sendCoded } from '../../content-coding.js';
+import { strongEtag } from '../../hot-responses.js';
 import { ErrorBody } from '../../schemas.js';
 
 export const TAG = 'prediction-markets';
@@ -37,8 +38,7 @@ export function venuePath(raw: string): string {
 
 /** A serialized public response as cached: its bytes, ETag and header values, all made once. */
 export interface CachedResponse {
-  body: Buffer;
-  etag: string;
+  body: CodedBody;
   sources: string;
   cacheControl: string;
   attribution: string;
@@ -46,8 +46,9 @@ export interface CachedResponse {
 
 const attributionOf = (sources: string) => (sources ? `venue data: ${sources}; compiled by Paper Arena` : 'Paper Arena');
 
-function cachedResponse(body: string | Buffer, sources: string, maxAgeSeconds: number, etag = strongEtag(body)): CachedResponse {
-  return { body: typeof body === 'string' ? Buffer.from(body) : body, etag, sources, cacheControl: `public, max-age=${maxAgeSeconds}`, attribution: attributionOf(sources) };
+function cachedResponse(body: string, sources: string, maxAgeSeconds: number): CachedResponse {
+  const bytes = Buffer.from(body);
+  return { body: new CodedBody(bytes, strongEtag(bytes)), sources, cacheControl: `public, max-age=${maxAgeSeconds}`, attribution: attributionOf(sources) };
 }
 
 /** What a cached public response is made from. */
@@ -94,16 +95,10 @@ export class ResponseCache {
   }
 }
 
-/** Sends a cached public body with its ETag; 304 without a body when If-None-Match names it. */
+/** Sends a cached public body (compressed when the client accepts it) with its ETag; 304 when If-None-Match names it. */
 function sendEntry(reply: FastifyReply, entry: CachedResponse): FastifyReply {
   reply.header('Cache-Control', entry.cacheControl).header('X-Data-Attribution', entry.attribution);
-  if (answerNotModified(reply.request, reply, entry.etag)) return reply;
-  return reply.type('application/json; charset=utf-8').send(entry.body);
-}
-
-/** Sends a serialized public body with its ETag; 304 without a body when If-None-Match names it. */
-export function sendCached(reply: FastifyReply, body: string, sources: string, maxAgeSeconds: number, etag = strongEtag(body)): FastifyReply {
-  return sendEntry(reply, cachedResponse(body, sources, maxAgeSeconds, etag));
+  return sendCoded(reply, entry.body, 'application/json; charset=utf-8');
 }
 
 export function sourcesHeader(ids: Iterable<string>): string {
