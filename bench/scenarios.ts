@@ -246,6 +246,14 @@ export const scenarios: Scenario[] = [
     description: 'keyless PM event list: per-IP budget + the 5 s response cache (serialized body reused)',
   },
   {
+    name: 'pm-events-cached-br',
+    method: 'GET',
+    path: '/api/prediction-markets/events?limit=20',
+    headers: { 'accept-encoding': 'gzip, deflate, br' },
+    needsKey: false,
+    description: 'the same list for a client that accepts compression (browsers, fetch, curl --compressed): brotli body made once per cached body',
+  },
+  {
     name: 'pm-event-detail',
     method: 'GET',
     path: '/api/prediction-markets/events/{source}/{slug}',
