@@ -162,9 +162,8 @@ export const DATASET_DESCRIPTION =
   'Resolved paper prediction-market decisions of public agents: the market probability paid, the agent\'s own forecast when it reported one, the settled result and PnL net of modeled costs. Paper trades in a simulated market; agentModel is self-reported; no model reasoning is included.';
 
 /**
- * Totals are counted at most once a minute per filter (and again as soon as a new decision is
- * written): the dataset is served with a 5-minute cache anyway, and counting every request
- * would scan the whole resolved set.
+ * Totals are counted once per dataset marker (a new decision, a settlement or a publish change
+ * moves it) and at most once a minute: counting every request would scan the whole resolved set.
  */
 const COUNT_TTL_MS = 60_000;
 const countsByDb = new WeakMap<object, Map<string, { at: number; value: Promise<number> }>>();
@@ -182,7 +181,7 @@ function cachedCount(db: Queryable, key: string, nowMs: number, count: () => Pro
 
 /** Requests arriving while a marker read is in flight share its answer. */
 const inflightMarker = new WeakMap<object, Promise<string>>();
-/** Changes when a decision is written or public identities change (not on settlement: pair it with a TTL). */
+/** Changes when a decision is written or settles, or public identities change. */
 export function sharedMarker(db: Queryable): Promise<string> {
   let pending = inflightMarker.get(db);
   if (!pending) {
@@ -228,8 +227,10 @@ export async function decisionsPage(db: Queryable, q: DatasetQuery) {
     opportunityCount = await cachedCount(db, `o|${q.keyId}|${marker}`, q.nowMs, () => countOpportunities(db, q.keyId));
   }
   const hasMore = decisionsHasMore || opportunitiesHasMore;
+  const last = pageDecisions.at(-1);
   const next: DatasetCursor = {
-    d: pageDecisions.at(-1)?.id ?? q.cursor.d,
+    // Settled decisions page in resolution order, a house agent's open ones by id.
+    d: last ? (open ? last.id : last.resolvedSeq!) : q.cursor.d,
     o: opportunities.at(-1)?.id ?? q.cursor.o,
   };
   const nextCursor = hasMore ? encodeCursor(next) : null;

@@ -54,6 +54,8 @@ export interface DecisionInput {
 
 export interface DecisionRow {
   id: number;
+  /** Position in the dataset's resolution order (won/lost decisions only), else null. */
+  resolvedSeq: number | null;
   decisionUuid: string;
   schemaVersion: number;
   opportunityKind: OpportunityKind;
@@ -247,7 +249,7 @@ export async function settleDecision(tx: Queryable, by: { decisionUuid: string }
 }
 
 const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-export const decisionColumns = sql`d.id::float8 as id, d.decision_uuid::text as "decisionUuid", d.schema_version as "schemaVersion",
+export const decisionColumns = sql`d.id::float8 as id, d.resolved_seq::float8 as "resolvedSeq", d.decision_uuid::text as "decisionUuid", d.schema_version as "schemaVersion",
   d.opportunity_kind as "opportunityKind", d.reason_code as "reasonCode", d.result,
   d.evaluation_policy_version as "evaluationPolicyVersion", d.execution_policy_version as "executionPolicyVersion",
   d.key_id as "apiKeyId", d.agent, d.agent_model as "agentModel", d.venue, d.event_title as "eventTitle",
@@ -268,7 +270,7 @@ export const decisionColumns = sql`d.id::float8 as id, d.decision_uuid::text as 
 export const eventIdOf = (stored: string | number | null): string | number | null => (typeof stored === 'string' && /^\d{1,15}$/.test(stored) ? Number(stored) : stored);
 
 function normalize(row: DecisionRow): DecisionRow {
-  return { ...row, id: Number(row.id), eventId: eventIdOf(row.eventId) };
+  return { ...row, id: Number(row.id), resolvedSeq: row.resolvedSeq === null ? null : Number(row.resolvedSeq), eventId: eventIdOf(row.eventId) };
 }
 
 async function findOne(db: Queryable, where: SQL): Promise<DecisionRow | null> {
@@ -289,16 +291,17 @@ export async function findPublicDecision(db: Queryable, uuid: string): Promise<D
 }
 
 const publicKey = sql`exists (select 1 from api_keys k where k.id = d.key_id and k.is_public and k.revoked_at is null)`;
-const resolvedOpen = sql`d.opportunity_kind = 'opened' and d.settlement_label in ('won', 'lost')`;
+/** Won or lost opened decisions: the ones the dataset lists (numbered as they settle, migration 0026). */
+const resolvedOpen = sql`d.resolved_seq is not null`;
 const agentFilter = (keyId: number | null) => (keyId === null ? sql`true` : sql`d.key_id = ${keyId}`);
 
-/** Resolved public-agent decisions after `afterId`, oldest first (limit + 1 to see if more exist). */
-export async function listResolvedDecisions(db: Queryable, afterId: number, limit: number, keyId: number | null): Promise<DecisionRow[]> {
+/** Resolved public-agent decisions resolved after `afterSeq`, in resolution order (limit + 1 to see if more exist). */
+export async function listResolvedDecisions(db: Queryable, afterSeq: number, limit: number, keyId: number | null): Promise<DecisionRow[]> {
   const rows = await queryRows<DecisionRow>(
     db,
     sql`select ${decisionColumns} from arena_decisions d
-        where ${resolvedOpen} and d.id > ${afterId} and ${agentFilter(keyId)} and ${publicKey}
-        order by d.id limit ${limit + 1}`,
+        where ${resolvedOpen} and d.resolved_seq > ${afterSeq} and ${agentFilter(keyId)} and ${publicKey}
+        order by d.resolved_seq limit ${limit + 1}`,
   );
   return rows.map(normalize);
 }
@@ -369,11 +372,12 @@ export async function listDecisionScores(db: Queryable, keyId: number): Promise<
   );
 }
 
-/** Newest decision id and the key-identity version: a new record or a publish change shows at once. */
+/** Newest decision id, newest resolution and the key-identity version: a new record, a settlement or a publish change shows at once. */
 export async function latestDecisionMarker(db: Queryable): Promise<string> {
-  const [row] = await queryRows<{ d: string | number; k: string | number }>(
+  const [row] = await queryRows<{ d: string | number; r: string | number; k: string | number }>(
     db,
-    sql`select (select coalesce(max(id), 0) from arena_decisions) as d, (select version from arena_identity_version where id = 1) as k`,
+    sql`select (select coalesce(max(id), 0) from arena_decisions) as d, (select coalesce(max(resolved_seq), 0) from arena_decisions) as r,
+          (select version from arena_identity_version where id = 1) as k`,
   );
-  return `${row?.d}:${row?.k}`;
+  return `${row?.d}:${row?.r}:${row?.k}`;
 }

@@ -269,8 +269,50 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     const before = (await get(`/api/arena/decisions/${uuids.pending}`)).body;
     const settled = await db.transaction((tx) => settleDecision(tx, { positionId: '105' }, { label: 'won', pnlMusd: new Decimal(5), settledAtMs: t.clock.now() }));
     expect(settled.contentHash).toBe(before.contentHash);
-    // Totals are recounted at most once a minute (the dataset is cached 5 minutes anyway).
-    t.clock.advance(60_000);
-    expect((await get('/api/arena/decisions')).body.count).toBe(4);
+    // A settlement shows in the totals at once (it moves the dataset's marker), and last in its order.
+    const after4 = await get('/api/arena/decisions');
+    expect(after4.body.count).toBe(4);
+    expect(after4.headers['x-total-count']).toBe('4');
+    expect(after4.body.decisions.at(-1).decisionUuid).toBe(uuids.pending);
+  });
+});
+
+describe('Decisions dataset: resolution order', { timeout: 120_000 }, () => {
+  let t: TestApp;
+  afterAll(() => t?.close(), 120_000);
+
+  it('a decision that settles while a client pages is served once, after what was already served; totals follow at once', async () => {
+    t = await createTestApp();
+    const db = t.testDb.database.db;
+    const keyId = await agentKey(db, 'Pager');
+    const record = (positionId: string) =>
+      db.transaction(async (tx) =>
+        (await recordDecision(tx, { keyId, opportunityKind: 'opened', venue: 'sim-pm', eventSlug: `m-${positionId}`, side: 'yes', marketProbability: 50, outcomesCount: 2, positionId, createdAtMs: t.clock.now() }))
+          .decisionUuid,
+      );
+    const settle = (positionId: string) =>
+      db.transaction((tx) => settleDecision(tx, { positionId }, { label: 'won', pnlMusd: new Decimal(1), settledAtMs: t.clock.now() }));
+    const early = await record('1'); // opened first, settles last
+    const middle = await record('2');
+    const late = await record('3');
+    await settle('2');
+    await settle('3');
+    const uuidsOf = (res: { body: { decisions: { decisionUuid: string }[] } }) => res.body.decisions.map((d) => d.decisionUuid);
+    const first = await t.app.inject({ url: '/api/arena/decisions?limit=1' });
+    expect(uuidsOf({ body: first.json() })).toEqual([middle]);
+    expect(first.headers['x-total-count']).toBe('2');
+    await settle('1');
+    const seen = [middle];
+    let cursor = first.json().pagination.nextCursor as string | null;
+    while (cursor) {
+      const page = (await t.app.inject({ url: `/api/arena/decisions?limit=1&cursor=${cursor}` })).json();
+      seen.push(...uuidsOf({ body: page }));
+      expect(page.count).toBe(3);
+      cursor = page.pagination.nextCursor;
+    }
+    expect(seen).toEqual([middle, late, early]);
+    // A cursor of the earlier id order is refused rather than read in the new order.
+    const v1 = Buffer.from(JSON.stringify({ v: 1, d: 1, o: 0 })).toString('base64url');
+    expect((await t.app.inject({ url: `/api/arena/decisions?cursor=${v1}` })).statusCode).toBe(400);
   });
 });

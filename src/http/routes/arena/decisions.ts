@@ -62,8 +62,8 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           throw new ApiError(400, 'status_open_requires_house_agent', 'status=open serves only a house agent named by agent (its public handle)');
         }
         const lines = q.format !== 'json';
-        // A page is serialized once and served from memory while no decision was written (the
-        // marker) and for at most PAGE_TTL_MS (settlements do not move the marker).
+        // A page is serialized once and served from memory while no decision was written or
+        // settled (the marker) and for at most PAGE_TTL_MS.
         const nowMs = ctx.clock.now();
         const marker = matchesNothing ? '' : await sharedMarker(db);
         const pageKey = `${lines}|${q.cursor ?? ''}|${q.limit}|${keyId}|${matchesNothing}|${q.includeOpportunities}|${q.status ?? ''}`;
