@@ -25,6 +25,12 @@ export const SPOT_SPREAD_TIERS: readonly { maxRank: number; spreadBps: number }[
   { maxRank: 200, spreadBps: 15 },
 ];
 export const SPOT_SPREAD_UNRANKED_BPS = 30;
+/**
+ * The smallest trade notional (mUSD): a spot order and the closed part of a futures position
+ * (and what a partial close leaves open) must be worth at least this much. Smaller "trades"
+ * rounded to nothing on the wire (quantity, notional and fee all 0) yet counted as decided trades.
+ */
+export const MIN_TRADE_NOTIONAL_MUSD = 0.01;
 
 export const EXECUTION_ASSUMPTIONS: readonly string[] = [
   'taker fee on notional for every spot and futures fill',
@@ -32,6 +38,7 @@ export const EXECUTION_ASSUMPTIONS: readonly string[] = [
   'a marketable spot limit (a buy at or above the executable buy price of a market order now, a sell at or below the executable sell price) and a stop-limit triggered in that state execute at once as a taker at the market execution price (spread, slippage, fee), never worse than the limit',
   'a non-marketable limit or stop-limit rests and fills at its limit price with the fee only, when the market trades through it',
   'no partial fills',
+  `a spot order, the closed part of a futures position and what a partial close leaves open are each worth at least ${MIN_TRADE_NOTIONAL_MUSD} mUSD`,
   'funding is not modeled: no funding is charged or paid',
   'order-book depth, latency and market impact are not modeled',
   'the model is not a fill guarantee',

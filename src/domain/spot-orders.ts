@@ -9,9 +9,9 @@
  * order's execution price (spread, slippage, fee), which is never worse than the limit. Only
  * a non-marketable limit rests; it later fills at its limit price with the fee only.
  */
-import { EXECUTION_VERSION, spotLimitFill, spotMarketFill, type SpotFill } from './execution-model.js';
+import { EXECUTION_VERSION, MIN_TRADE_NOTIONAL_MUSD, spotLimitFill, spotMarketFill, type SpotFill } from './execution-model.js';
 import { Decimal, toWire } from './money.js';
-import { reweightAvgCost, restingFreeze, sellPnl, stopTriggers, type BlockReason, type Holding, type Side } from './spot.js';
+import { decideMarketOrder, reweightAvgCost, restingFreeze, sellPnl, stopTriggers, type BlockReason, type Holding, type Side } from './spot.js';
 import type { CashPosting, CoinPosting, TradeEffects } from './trade-effects.js';
 
 export interface SpotCoin {
@@ -73,6 +73,7 @@ export function decideSpotOrder(req: SpotOrderRequest, book: SpotBook): SpotOrde
   if (live && mid !== null && isMarketable(side, limitPrice, spotMarketFill(side, mid, quantity, req.coin.rank).executionPrice)) {
     return takerOrder(req, book, mid);
   }
+  if (limitPrice.times(quantity).lessThan(MIN_TRADE_NOTIONAL_MUSD)) return { kind: 'refused', blockReasons: ['below_min_notional'] };
   const freeze = restingFreeze(side, limitPrice, quantity);
   if (side === 'buy' && book.cashAvailable.lessThan(freeze)) return { kind: 'refused', blockReasons: ['insufficient_usdt_balance'] };
   if (side === 'sell' && book.holding.available.lessThan(quantity)) return { kind: 'refused', blockReasons: ['insufficient_coin_balance'] };
@@ -109,9 +110,9 @@ export function decideSpotOrder(req: SpotOrderRequest, book: SpotBook): SpotOrde
 
 function takerOrder(req: SpotOrderRequest, book: SpotBook, mid: Decimal): SpotOrderDecision {
   const { side, quantity } = req;
-  const fill = spotMarketFill(side, mid, quantity, req.coin.rank);
-  if (side === 'buy' && book.cashAvailable.lessThan(fill.notional.plus(fill.fee))) return { kind: 'refused', blockReasons: ['insufficient_usdt_balance'] };
-  if (side === 'sell' && book.holding.available.lessThan(quantity)) return { kind: 'refused', blockReasons: ['insufficient_coin_balance'] };
+  // The quote's decision: an order refuses exactly what its quote reports.
+  const { fill, blockReasons } = decideMarketOrder(side, mid, quantity, req.coin.rank, book.cashAvailable, book.holding.available);
+  if (blockReasons.length > 0) return { kind: 'refused', blockReasons };
   const pnl = side === 'sell' ? sellPnl(book.holding.avgCostUsd, fill.executionPrice, quantity, fill.fee) : null;
   const ref = { refType: 'spot_fill', refId: { created: 'trade' as const } };
   const reason = side === 'buy' ? 'spot_buy' : 'spot_sell';

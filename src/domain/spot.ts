@@ -2,12 +2,12 @@
  * Spot paper trading rules (contract §1, supplement 3.4), pure: prices, sizes and balances
  * come in as arguments; what to post comes out. The storage layer applies the result.
  */
-import { spotLimitFill, spotMarketFill, type SpotFill } from './execution-model.js';
+import { MIN_TRADE_NOTIONAL_MUSD, spotLimitFill, spotMarketFill, type SpotFill } from './execution-model.js';
 import { Decimal } from './money.js';
 
 export type Side = 'buy' | 'sell';
 export type RestingType = 'limit' | 'stop';
-export type BlockReason = 'price_unavailable' | 'insufficient_usdt_balance' | 'insufficient_coin_balance' | 'wallet_not_found';
+export type BlockReason = 'price_unavailable' | 'insufficient_usdt_balance' | 'insufficient_coin_balance' | 'wallet_not_found' | 'below_min_notional';
 
 export interface Holding {
   available: Decimal;
@@ -46,6 +46,7 @@ export function decideMarketOrder(
 ): MarketDecision {
   const fill = spotMarketFill(side, mid, quantity, rank);
   const blockReasons: BlockReason[] = [];
+  if (fill.notional.lessThan(MIN_TRADE_NOTIONAL_MUSD)) blockReasons.push('below_min_notional');
   if (side === 'buy' && cashAvailable.lessThan(fill.notional.plus(fill.fee))) blockReasons.push('insufficient_usdt_balance');
   if (side === 'sell' && coinAvailable.lessThan(quantity)) blockReasons.push('insufficient_coin_balance');
   return { fill, blockReasons };

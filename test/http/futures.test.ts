@@ -345,6 +345,15 @@ describe('POST /api/agent/futures/close', () => {
       expect(bad.statusCode).toBe(400);
       expect(bad.json().field).toBe('body.fraction');
     }
+    // 100 mUSD of notional: closing a millionth, or all but a hundred-thousandth, is under 0.01 mUSD.
+    for (const fraction of [1e-6, 1e-30, 0.99999]) {
+      const dust = await close(a.key, { positionId: p.id, fraction });
+      expect(dust.statusCode, String(fraction)).toBe(400);
+      expect(dust.json()).toMatchObject({ error: 'below_min_notional', field: 'body.fraction' });
+    }
+    expect(await futuresTrades(a.keyId)).toHaveLength(0);
+    const unchanged = (await t.app.inject({ url: '/api/agent/positions/futures', headers: bearer(a.key) })).json();
+    expect(JSON.stringify(unchanged)).toContain(`"sizeCoin":${p.sizeCoin}`);
     t.clock.advance(121_000);
     try {
       const res = await close(a.key, { positionId: p.id });

@@ -71,6 +71,7 @@ describe('POST /api/agent/spot/quote', () => {
       eligible: false,
       blockReasons: ['insufficient_usdt_balance'],
     });
+    expect((await quote(key, { coinId: '1', side: 'buy', quantity: 1e-9 })).json()).toMatchObject({ eligible: false, blockReasons: ['below_min_notional'] });
     const eth = (await quote(key, { coinId: '1027', side: 'buy', quantity: 1 })).json();
     expect(eth).toMatchObject({ eligible: false, blockReasons: ['price_unavailable'], executionPrice: null, freshness: { status: 'unknown' } });
   });
@@ -131,6 +132,11 @@ describe('market orders', () => {
       [{ coinId: '1027', side: 'buy', orderType: 'market', quantity: 1 }, 'price_unavailable'],
       [{ coinId: '1', side: 'sell', orderType: 'limit', quantity: 1, limitPrice: 60_000 }, 'insufficient_coin_balance'],
       [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 60_000 }, 'insufficient_usdt_balance'],
+      // Worth less than 0.01 mUSD: such a fill rounded to quantity, notional and fee 0 yet counted as a trade.
+      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1e-30 }, 'below_min_notional'],
+      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1.9e-7 }, 'below_min_notional'],
+      [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 1e-30 }, 'below_min_notional'],
+      [{ coinId: '1', side: 'buy', orderType: 'stop', quantity: 0.0000001, stopPrice: 60_000, limitPrice: 60_000 }, 'below_min_notional'],
     ];
     for (const [body, reason] of cases) {
       const res = await order(key, body);

@@ -3,7 +3,7 @@
  * the fee come in as arguments. Money amounts are rounded to 8 decimal places where they are
  * computed, so margins, fees and PnL post to the journal exactly as stored.
  */
-import { futuresFee } from '../execution-model.js';
+import { MIN_TRADE_NOTIONAL_MUSD, futuresFee } from '../execution-model.js';
 import { Decimal } from '../money.js';
 
 export type FuturesSide = 'long' | 'short';
@@ -140,6 +140,15 @@ export function closeSettlement(position: PositionState, fraction: Decimal, mark
       openFeesUnrealized: position.openFeesUnrealized.minus(openFeeShare),
     },
   };
+}
+
+/** Which part of a partial close would be worth less than the minimum trade notional at `mark`, if either. */
+export function partialCloseBelowMinimum(sizeCoin: Decimal, fraction: Decimal, mark: Decimal): 'closed' | 'remaining' | null {
+  if (fraction.gte(1)) return null;
+  const notional = sizeCoin.times(mark);
+  if (notional.times(fraction).lessThan(MIN_TRADE_NOTIONAL_MUSD)) return 'closed';
+  if (notional.times(new Decimal(1).minus(fraction)).lessThan(MIN_TRADE_NOTIONAL_MUSD)) return 'remaining';
+  return null;
 }
 
 /** A liquidation forfeits the whole margin; no exit fee. Realized PnL includes the open fees paid. */

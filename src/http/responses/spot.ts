@@ -20,7 +20,7 @@ const Side = StringEnum(['buy', 'sell'] as const);
 
 export const SpotQuoteResponse = Type.Object({
   eligible: Bool(),
-  blockReasons: Type.Array(StringEnum(['price_unavailable', 'insufficient_usdt_balance', 'insufficient_coin_balance', 'wallet_not_found'] as const)),
+  blockReasons: Type.Array(StringEnum(['price_unavailable', 'insufficient_usdt_balance', 'insufficient_coin_balance', 'wallet_not_found', 'below_min_notional'] as const)),
   coin: Type.Object({ ucid: Str(), symbol: Str(), name: Str() }),
   side: Side,
   quantity: Num(),

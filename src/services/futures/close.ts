@@ -1,3 +1,5 @@
+import { MIN_TRADE_NOTIONAL_MUSD } from '../../domain/execution-model.js';
+import { partialCloseBelowMinimum } from '../../domain/futures/position-math.js';
 import { Decimal } from '../../domain/money.js';
 import type { PositionPatch, TradeEffects } from '../../domain/trade-effects.js';
 import { ApiError } from '../../http/errors.js';
@@ -11,6 +13,14 @@ import { planSettlement, type SettlementPlan } from './settle.js';
 import { positionView } from './view.js';
 
 /** The key's position as read, or 404 / 409 (supplement 1.6, 1.7). */
+function belowMinimum(part: 'closed' | 'remaining'): ApiError {
+  const message =
+    part === 'closed'
+      ? `the closed part must be worth at least ${MIN_TRADE_NOTIONAL_MUSD} mUSD at the mark`
+      : `the part left open must be worth at least ${MIN_TRADE_NOTIONAL_MUSD} mUSD at the mark; close the whole position with fraction 1`;
+  return new ApiError(400, 'below_min_notional', message, { field: 'body.fraction' });
+}
+
 export function ownOpenPosition(book: BookSnapshot, positionId: number): FuturesPositionRow {
   const row = book.position;
   if (!row) throw new ApiError(404, 'position_not_found', `no futures position ${positionId} for this key`);
@@ -52,7 +62,10 @@ export async function closeFuturesPosition(
       const row = ownOpenPosition(book, req.positionId);
       const read = readMark(market, row.coinId, nowMs);
       if (read.problem || !read.mark) throw noMark(row.coinId);
-      const plan = planSettlement({ row, reason: 'user_close', fraction: new Decimal(req.fraction), mark: read.mark, nowMs, idempotencyKey: req.idempotencyKey });
+      const fraction = new Decimal(req.fraction);
+      const small = partialCloseBelowMinimum(new Decimal(row.sizeCoin), fraction, read.mark);
+      if (small) throw belowMinimum(small);
+      const plan = planSettlement({ row, reason: 'user_close', fraction, mark: read.mark, nowMs, idempotencyKey: req.idempotencyKey });
       const settled = { ...row, ...plan.patch } as FuturesPositionRow;
       return { effects: settlementEffects(plan), statusCode: 200, body: { position: positionView(settled, read.mark) }, result: null };
     },
