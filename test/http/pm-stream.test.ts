@@ -111,6 +111,24 @@ describe('GET /api/prediction-markets/stream', () => {
     a.close();
     b.close();
   }, 60_000);
+
+  it('answers HEAD with the stream headers at once, without taking a stream slot', async () => {
+    for (let i = 0; i < 4; i += 1) {
+      const head = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = http.request({ method: 'HEAD', host: '127.0.0.1', port, path: '/api/prediction-markets/stream', timeout: 5_000 }, resolve);
+        req.on('timeout', () => req.destroy(new Error('HEAD held open')));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(head.statusCode).toBe(200);
+      expect(head.headers['content-type']).toMatch(/^text\/event-stream/);
+      head.resume();
+    }
+    // Two HEADs past the per-IP cap of 2: a stream is still admitted.
+    const s = await open();
+    expect(s.status).toBe(200);
+    s.close();
+  }, 30_000);
 });
 
 describe.skipIf(!TEST_DATABASE_URL)('stream fan-out across API processes (PostgreSQL LISTEN/NOTIFY)', () => {
