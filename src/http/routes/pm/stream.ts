@@ -43,7 +43,7 @@ export function pmStreamRoutes(ctx: AppContext, options: Partial<StreamOptions> 
       },
       async (request, reply) => {
         // HEAD (added by Fastify for every GET) answers the stream's headers and ends: held open, it took a stream slot.
-        if (request.method === 'HEAD') return reply.type('text/event-stream').header('Cache-Control', 'no-cache').send();
+        if (request.method === 'HEAD') return reply.type('text/event-stream').header('Cache-Control', 'no-cache').send('');
         await hub.start();
         if (!hub.admits(request.ip)) {
           throw new ApiError(503, 'stream_at_capacity', 'too many concurrent streams; retry later', {}, { 'Retry-After': '5' });
