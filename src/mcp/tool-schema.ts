@@ -49,10 +49,16 @@ function completeObject(schema: unknown): Json | null {
   return properties && Object.keys(properties).length > 0 ? s : null;
 }
 
+/** A response's JSON schema, also when the route declares its content types one by one. */
+function jsonSchemaOf(response: unknown): unknown {
+  const content = (response as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+  return content ? content['application/json']?.schema : response;
+}
+
 function outputSchemaOf(route: CatalogRoute): Json | null {
   const responses = (route.schema.response ?? {}) as Record<string, unknown>;
-  const ok = completeObject(responses['200']);
-  const created = completeObject(responses['201']);
+  const ok = completeObject(jsonSchemaOf(responses['200']));
+  const created = completeObject(jsonSchemaOf(responses['201']));
   if (ok && created) return JSON.stringify(ok) === JSON.stringify(created) ? ok : null;
   return ok ?? created;
 }

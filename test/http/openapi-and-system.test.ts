@@ -22,6 +22,10 @@ describe('OpenAPI', () => {
     expect(doc.info.description).toContain('additive-only');
     expect(doc.paths['/api/agent/me'].get).toBeDefined();
     expect(doc.paths['/api/agent/ledger'].get.parameters.map((p: { name: string }) => p.name)).toContain('runId');
+    // The dataset publishes both of its forms and the paging headers (contract §4.2 rule 3).
+    const dataset = doc.paths['/api/arena/decisions'].get.responses['200'];
+    expect(Object.keys(dataset.content)).toEqual(['application/json', 'application/x-ndjson']);
+    expect(Object.keys(dataset.headers)).toEqual(['X-Total-Count', 'X-Has-More', 'X-Next-Cursor']);
   });
 
   it('matches the committed snapshot (run `npm run openapi:snapshot` after an intended change)', async () => {

@@ -3159,7 +3159,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             eligible: boolean;
-                            blockReasons: ("price_unavailable" | "insufficient_usdt_balance" | "insufficient_coin_balance" | "wallet_not_found")[];
+                            blockReasons: ("price_unavailable" | "insufficient_usdt_balance" | "insufficient_coin_balance" | "wallet_not_found" | "below_min_notional")[];
                             coin: {
                                 ucid: string;
                                 symbol: string;
@@ -8104,9 +8104,15 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description a page of the dataset: the envelope as JSON, or with format=jsonl/ndjson one decision per line */
                 200: {
                     headers: {
+                        /** @description total matching resolved decisions (plus opportunities with includeOpportunities=true) */
+                        "X-Total-Count"?: number;
+                        /** @description whether another page follows */
+                        "X-Has-More"?: boolean;
+                        /** @description the cursor of the next page; empty on the last page */
+                        "X-Next-Cursor"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8277,6 +8283,7 @@ export interface paths {
                                 opportunitiesHasMore?: boolean;
                             };
                         };
+                        "application/x-ndjson": string;
                     };
                 };
                 /** @description Default Response */

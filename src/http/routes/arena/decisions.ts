@@ -43,7 +43,21 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               description: 'open: the unsettled decisions of a house agent named by `agent` (else 400 status_open_requires_house_agent)',
             }),
           }),
-          response: { 200: DecisionsResponse, ...publicErrors },
+          response: {
+            200: {
+              description: 'a page of the dataset: the envelope as JSON, or with format=jsonl/ndjson one decision per line',
+              headers: {
+                'X-Total-Count': { type: 'integer', description: 'total matching resolved decisions (plus opportunities with includeOpportunities=true)' },
+                'X-Has-More': { type: 'boolean', description: 'whether another page follows' },
+                'X-Next-Cursor': { type: 'string', description: 'the cursor of the next page; empty on the last page' },
+              },
+              content: {
+                'application/json': { schema: DecisionsResponse },
+                'application/x-ndjson': { schema: Type.String({ description: 'one decision record (DecisionRecord) per line; opportunities follow as recordType "opportunity" lines' }) },
+              },
+            },
+            ...publicErrors,
+          },
         },
       },
       async (request, reply) => {
