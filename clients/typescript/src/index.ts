@@ -55,7 +55,8 @@ export interface ClientOptions {
   newIdempotencyKey?: () => string;
 }
 
-export type PaperArenaClient = Client<ClientPaths>;
+// JSON answers only: a route that can also stream (the decisions dataset as ndjson) is typed by its JSON form.
+export type PaperArenaClient = Client<ClientPaths, 'application/json'>;
 
 const isTradeWrite = (method: string, schemaPath: string) => method === 'POST' && (TRADE_WRITE_PATHS as readonly string[]).includes(schemaPath);
 
@@ -94,7 +95,7 @@ const retryAfterOf = (response: Response): number | undefined => {
 
 export function createClient(options: ClientOptions): PaperArenaClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const client = createFetchClient<ClientPaths>({
+  const client = createFetchClient<ClientPaths, 'application/json'>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     fetch: retryingFetch(baseFetch),
     headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
