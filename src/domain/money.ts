@@ -24,3 +24,13 @@ export function cashTotal(b: CashBalances): Decimal {
 export function toWire(value: Decimal | string | number): number {
   return new Decimal(value).toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN).toNumber();
 }
+
+/**
+ * A spot price on the wire: 8 decimal places, or 8 significant digits where that keeps more —
+ * a coin quoted at 1e-9 mUSD went out as 0 (a fill a client could not rebuild).
+ */
+export function priceToWire(value: Decimal | string | number): number {
+  const d = new Decimal(value);
+  if (d.isZero()) return 0;
+  return d.toDecimalPlaces(Math.max(8, 7 - d.e), Decimal.ROUND_HALF_EVEN).toNumber();
+}

@@ -10,7 +10,7 @@
  * a non-marketable limit rests; it later fills at its limit price with the fee only.
  */
 import { EXECUTION_VERSION, MIN_TRADE_NOTIONAL_MUSD, spotLimitFill, spotMarketFill, type SpotFill } from './execution-model.js';
-import { Decimal, toWire } from './money.js';
+import { Decimal, priceToWire, toWire } from './money.js';
 import { decideMarketOrder, reweightAvgCost, restingFreeze, sellPnl, stopTriggers, type BlockReason, type Holding, type Side } from './spot.js';
 import type { CashPosting, CoinPosting, TradeEffects } from './trade-effects.js';
 
@@ -142,14 +142,14 @@ function takerOrder(req: SpotOrderRequest, book: SpotBook, mid: Decimal): SpotOr
         detail: {
           orderType: req.orderType,
           quantity: toWire(quantity),
-          executionPrice: toWire(fill.executionPrice),
+          executionPrice: priceToWire(fill.executionPrice),
           midPrice: mid.toNumber(),
-          ...(req.limitPrice ? { limitPrice: toWire(req.limitPrice), marketable: true } : {}),
-          ...(req.stopPrice ? { stopPrice: toWire(req.stopPrice) } : {}),
+          ...(req.limitPrice ? { limitPrice: priceToWire(req.limitPrice), marketable: true } : {}),
+          ...(req.stopPrice ? { stopPrice: priceToWire(req.stopPrice) } : {}),
           notionalMusd: toWire(fill.notional),
           feeMusd: toWire(fill.fee),
           slippageMusd: toWire(fill.slippageCost),
-          avgCostUsd: side === 'sell' ? toWire(book.holding.avgCostUsd) : null,
+          avgCostUsd: side === 'sell' ? priceToWire(book.holding.avgCostUsd) : null,
           executionVersion: EXECUTION_VERSION,
         },
       },
@@ -252,14 +252,14 @@ export function decideRestingFill(order: RestingOrder, holding: Holding, price: 
           orderType: order.orderType,
           orderId: order.id,
           quantity: toWire(quantity),
-          executionPrice: toWire(executionPrice),
-          limitPrice: toWire(limitPrice),
-          stopPrice: order.stopPrice === null ? null : toWire(order.stopPrice),
+          executionPrice: priceToWire(executionPrice),
+          limitPrice: priceToWire(limitPrice),
+          stopPrice: order.stopPrice === null ? null : priceToWire(order.stopPrice),
           ...(taker && price.kind === 'taker' ? { midPrice: price.mid.toNumber(), marketable: true } : {}),
           notionalMusd: toWire(notional),
           feeMusd: toWire(fee),
           slippageMusd: toWire(slippageCost),
-          avgCostUsd: order.side === 'sell' ? toWire(holding.avgCostUsd) : null,
+          avgCostUsd: order.side === 'sell' ? priceToWire(holding.avgCostUsd) : null,
           executionVersion: EXECUTION_VERSION,
         },
       },

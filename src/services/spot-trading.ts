@@ -7,7 +7,7 @@
 import type { CoinRef } from '../domain/coin-ref.js';
 import { EXECUTION_VERSION, executionModel, SPOT_TAKER_FEE_BPS, spotSpreadBps, type ExecutionModel } from '../domain/execution-model.js';
 import { SPOT_STALE_AFTER_SECONDS, spotFreshness, type Freshness } from '../domain/freshness.js';
-import { Decimal, toWire } from '../domain/money.js';
+import { Decimal, priceToWire, toWire } from '../domain/money.js';
 import { decideMarketOrder, type BlockReason, type Side } from '../domain/spot.js';
 import { decideCancel, decideRestingFill, decideSpotOrder, isResting, type RestingFillPrice } from '../domain/spot-orders.js';
 import { ApiError, blocked } from '../http/errors.js';
@@ -133,9 +133,9 @@ function decideOrderWrite(deps: { market: MarketReadsForOrders; nowMs: number },
           side: input.side,
           quantity: toWire(quantity),
           coinId: coin.coinId,
-          ...(limitPrice ? { orderType: input.orderType, limitPrice: toWire(limitPrice), marketable: true } : {}),
-          ...(stopPrice ? { stopPrice: toWire(stopPrice) } : {}),
-          executionPrice: toWire(fill.executionPrice),
+          ...(limitPrice ? { orderType: input.orderType, limitPrice: priceToWire(limitPrice), marketable: true } : {}),
+          ...(stopPrice ? { stopPrice: priceToWire(stopPrice) } : {}),
+          executionPrice: priceToWire(fill.executionPrice),
           totalCost: toWire(fill.notional),
           pnl: pnl === null ? null : toWire(pnl),
           feeUsd: toWire(fill.fee),
@@ -152,7 +152,7 @@ function decideOrderWrite(deps: { market: MarketReadsForOrders; nowMs: number },
     idPaths: [{ path: ['restingOrderId'], from: 'order' }],
     result: null,
     body: {
-      message: `${orderType} ${input.side} of ${toWire(quantity)} ${coin.symbol} resting at ${toWire(limitPrice!)}`,
+      message: `${orderType} ${input.side} of ${toWire(quantity)} ${coin.symbol} resting at ${priceToWire(limitPrice!)}`,
       // Additive: the id to cancel with (also listed by GET /api/agent/orders/open).
       restingOrderId: 0,
       summary: {
@@ -160,8 +160,8 @@ function decideOrderWrite(deps: { market: MarketReadsForOrders; nowMs: number },
         quantity: toWire(quantity),
         coinId: coin.coinId,
         orderType,
-        limitPrice: toWire(limitPrice!),
-        ...(stopPrice ? { stopPrice: toWire(stopPrice), triggered: decision.triggered } : {}),
+        limitPrice: priceToWire(limitPrice!),
+        ...(stopPrice ? { stopPrice: priceToWire(stopPrice), triggered: decision.triggered } : {}),
         frozenUsd: input.side === 'buy' ? toWire(decision.freeze) : 0,
         frozenCoin: input.side === 'sell' ? toWire(decision.freeze) : 0,
       },
@@ -262,7 +262,7 @@ export async function quoteSpot(
     const decision = decideMarketOrder(side, new Decimal(price.priceUsd), quantity, coin.rank, wallet.available, holding.available);
     blockReasons.push(...decision.blockReasons);
     model = decision.fill.model;
-    priced = { executionPrice: toWire(decision.fill.executionPrice), cost: toWire(decision.fill.notional), fee: toWire(decision.fill.fee) };
+    priced = { executionPrice: priceToWire(decision.fill.executionPrice), cost: toWire(decision.fill.notional), fee: toWire(decision.fill.fee) };
   }
   const freshness = spotFreshness(price?.asOfMs ?? null, nowMs);
   return {

@@ -4,6 +4,7 @@ import { findWallet } from '../../src/storage/books-repo.js';
 import { getHolding } from '../../src/storage/holdings-repo.js';
 import { matchRestingOrders } from '../../src/workers/spot-matching.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { DEFAULT_TEST_COINS, FixedMarketFeed } from '../support/fixed-market.js';
 import { keyedRouteSecurity } from '../support/security.js';
 
 let t: TestApp;
@@ -74,6 +75,28 @@ describe('POST /api/agent/spot/quote', () => {
     expect((await quote(key, { coinId: '1', side: 'buy', quantity: 1e-9 })).json()).toMatchObject({ eligible: false, blockReasons: ['below_min_notional'] });
     const eth = (await quote(key, { coinId: '1027', side: 'buy', quantity: 1 })).json();
     expect(eth).toMatchObject({ eligible: false, blockReasons: ['price_unavailable'], executionPrice: null, freshness: { status: 'unknown' } });
+  });
+
+  it('sends prices of a coin quoted under a billionth of a mUSD with their significant digits, not as 0', async () => {
+    const babyDoge = { coinId: '10407', slug: 'baby-doge-coin', symbol: 'BABYDOGE', name: 'Baby Doge Coin', rank: 250, categories: ['Memes'] };
+    const app = await createTestApp({ market: new FixedMarketFeed([...DEFAULT_TEST_COINS, babyDoge]) });
+    try {
+      app.market.set('10407', 1.05334948789e-9, app.clock.now());
+      const { key } = await app.newKey();
+      const call = (method: 'GET' | 'POST', url: string, payload?: object) => app.app.inject({ method, url, headers: bearer(key), payload });
+      const q = (await call('POST', '/api/agent/spot/quote', { coinId: '10407', side: 'buy', quantity: 1e9 })).json();
+      expect(q.eligible).toBe(true);
+      expect(q.executionPrice / 1.05334948789e-9).toBeGreaterThan(1);
+      expect(q.executionPrice / 1.05334948789e-9).toBeLessThan(1.01);
+      const bought = (await call('POST', '/api/agent/spot/order', { coinId: '10407', side: 'buy', orderType: 'market', quantity: 1e9, idempotencyKey: 'tiny-price-buy' })).json();
+      expect(bought.summary.executionPrice).toBe(q.executionPrice);
+      const resting = (await call('POST', '/api/agent/spot/order', { coinId: '10407', side: 'buy', orderType: 'limit', quantity: 1e10, limitPrice: 9.5e-10, idempotencyKey: 'tiny-price-limit' })).json();
+      expect(resting.summary).toMatchObject({ limitPrice: 9.5e-10 });
+      expect((await call('GET', '/api/agent/orders/open')).body).toContain('9.5e-10');
+      expect((await call('GET', '/api/agent/wallet?coinId=10407')).json().coin.avgCostUsd).toBe(q.executionPrice);
+    } finally {
+      await app.close();
+    }
   });
 
   it('answers 404 coin_not_found for an unknown coin and 400 for bad input or the cash coin', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, toWire } from '../../../domain/money.js';
+import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, priceToWire, toWire } from '../../../domain/money.js';
 import { progression } from '../../../domain/progression.js';
 import { ensureWallet } from '../../../services/spot-trading.js';
 import { readFundedBook, readValuedBook } from '../../../services/equity.js';
@@ -26,8 +26,8 @@ function orderView(o: SpotOrderRow) {
     orderType: o.orderType,
     coinId: o.coinId,
     symbol: o.symbol,
-    limitPrice: toWire(o.limitPrice),
-    stopPrice: o.stopPrice === null ? null : toWire(o.stopPrice),
+    limitPrice: priceToWire(o.limitPrice),
+    stopPrice: o.stopPrice === null ? null : priceToWire(o.stopPrice),
     quantity: toWire(o.quantity),
     quantityFilled: o.status === 'filled' ? toWire(o.quantity) : 0,
     triggered: o.orderType === 'stop' ? o.status === 'triggered' || o.triggeredAt !== null : null,
@@ -75,7 +75,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         if (coinId !== undefined && coinId !== CASH_COIN_ID) {
           const h = (book.parts.coin as { available: string; frozen: string; avgCostUsd: string } | null) ?? { available: '0', frozen: '0', avgCostUsd: '0' };
           const held = new Decimal(h.available).plus(h.frozen);
-          coin = { coinId, available: toWire(h.available), frozen: toWire(h.frozen), avgCostUsd: held.isZero() ? null : toWire(h.avgCostUsd) };
+          coin = { coinId, available: toWire(h.available), frozen: toWire(h.frozen), avgCostUsd: held.isZero() ? null : priceToWire(h.avgCostUsd) };
         }
         return { walletId: wallet.id, usdt, coin };
       },
@@ -145,8 +145,8 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             orderType: o.orderType,
             coinId: o.coinId,
             symbol: o.symbol,
-            price: toWire(o.limitPrice),
-            stopPrice: o.stopPrice === null ? null : toWire(o.stopPrice),
+            price: priceToWire(o.limitPrice),
+            stopPrice: o.stopPrice === null ? null : priceToWire(o.stopPrice),
             quantity: toWire(o.quantity),
             quantityFilled: 0,
             status: o.status,
