@@ -42,10 +42,14 @@ const NEGATIONS = new Set(['not', 'fail', 'never', "won't", 'wont']);
 const STOP = new Set(['will', 'the', 'a', 'an', 'on', 'in', 'at', 'of', 'its', 'by', 'be', 'to', 'is', 'does', 'vs', 'versus', 'and', 'or', 'who', 'which', 'how', 'what', 'new']);
 const SYNONYMS: Record<string, string> = { btc: 'bitcoin', eth: 'ethereum', sol: 'solana', doge: 'dogecoin', fed: 'fed', fomc: 'fed', rates: 'rate' };
 const QUESTION_START = /^(will|is|does|do|can|who|which|how|what)\b/i;
+/** Month names are part of a date like its digits: "Oct 2025" and "Sep 2025" are different questions. */
+const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = new Map<string, string>([['sept', 'sep'], ...MONTH_NAMES.flatMap((m) => [[m, m.slice(0, 3)], [m.slice(0, 3), m.slice(0, 3)]] as [string, string][])]);
 
 export interface Analysis {
   tokens: string[];
   set: Set<string>;
+  /** The numbers and month names (dates, thresholds): markets match only when these are identical. */
   numbers: string;
   /** +1 / −1 for a yes/no question; 0 when what "Yes" means cannot be read from the text. */
   polarity: 0 | 1 | -1;
@@ -89,7 +93,7 @@ export function analyze(title: string, kind: 'binary' | 'multi'): Analysis {
   const isQuestion = QUESTION_START.test(title.trim()) && title.trim().endsWith('?');
   const polarity: 0 | 1 | -1 = kind === 'multi' ? 1 : isQuestion ? sign : 0;
   const set = new Set(tokens.filter((t) => t !== 'beat' || subject === null));
-  const numbers = [...set].filter((t) => /\d/.test(t)).sort().join(',');
+  const numbers = [...new Set([...set].filter((t) => /\d/.test(t) || MONTHS.has(t)).map((t) => MONTHS.get(t) ?? t))].sort().join(',');
   return { tokens, set, numbers, polarity, subject };
 }
 
