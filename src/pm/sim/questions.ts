@@ -466,8 +466,15 @@ function buildQuestion(
 const listed = (q: Question & { pending?: boolean }) => !q.pending && !q.twinOf;
 const utcDay = (ms: number) => Math.floor(ms / DAY_MS);
 
+type Timing = { openAt: number; end: number; template: number };
+/** Memo of regularTiming (a pure function): the twin search reads each question's timing ~80 times. */
+const timings = new Map<string, Timing>();
+
 /** When regular question j opens and ends, and its wording template: cheap, to find its twins. */
-function regularTiming(seed: string, j: number, prices?: CoinPrices): { openAt: number; end: number; template: number } {
+function regularTiming(seed: string, j: number, prices?: CoinPrices): Timing {
+  const memo = `${prices ? 1 : 0}|${j}|${seed}`;
+  const known = timings.get(memo);
+  if (known) return known;
   const d = draws(seed, `q${j}`);
   const openAt = QUESTION_EPOCH_MS + j * SPACING_MS + Math.floor(d.u(2) * SPACING_MS);
   const endAt = openAt + 3 * DAY_MS + Math.floor(d.u(3) ** 2 * (MAX_DURATION_MS - 3 * DAY_MS));
@@ -475,7 +482,10 @@ function regularTiming(seed: string, j: number, prices?: CoinPrices): { openAt: 
   // Coin price questions (the first two of eleven templates) end on a 4-hour mark when they settle on the price path.
   const onPricePath = prices !== undefined && template <= 1;
   // Templates 0 and 1 are both the coin close question: one wording.
-  return { openAt, end: onPricePath ? Math.ceil(endAt / ANCHOR_MS) * ANCHOR_MS : Math.ceil(endAt / 60_000) * 60_000, template: Math.max(template, 1) };
+  const timing = { openAt, end: onPricePath ? Math.ceil(endAt / ANCHOR_MS) * ANCHOR_MS : Math.ceil(endAt / 60_000) * 60_000, template: Math.max(template, 1) };
+  if (timings.size >= 20_000) timings.clear();
+  timings.set(memo, timing);
+  return timing;
 }
 
 function buildRegular(seed: string, j: number, prices?: CoinPrices): Question & { pending?: boolean } {
@@ -498,25 +508,32 @@ export function regularQuestion(seed: string, j: number, prices?: CoinPrices): Q
 }
 
 /** The first regular question in [from, to) that may read alike (by its timing) and does, or null. */
-function regularTwin(seed: string, from: number, to: number, alike: (t: ReturnType<typeof regularTiming>) => boolean, title: string, prices?: CoinPrices): string | null {
+function regularTwin(seed: string, from: number, to: number, alike: (t: Timing) => boolean, title: string, prices?: CoinPrices): string | null {
   for (let i = from; i < to; i += 1) {
     if (alike(regularTiming(seed, i, prices)) && buildRegular(seed, i, prices).title === title) return `q${i}`;
   }
   return null;
 }
 
-function buildFlash(seed: string, k: number, prices?: CoinPrices): Question & { pending?: boolean } {
+function flashTiming(seed: string, k: number): { d: Draws; openAt: number; endAt: number } {
   const d = draws(seed, `f${k}`);
   const openAt = QUESTION_EPOCH_MS + k * FLASH_SPACING_MS;
-  const endAt = openAt + 4 * 60_000 + Math.floor(d.u(3) * 8) * 60_000;
+  return { d, openAt, endAt: openAt + 4 * 60_000 + Math.floor(d.u(3) * 8) * 60_000 };
+}
+
+function buildFlash(seed: string, k: number, prices?: CoinPrices): Question & { pending?: boolean } {
+  const { d, openAt, endAt } = flashTiming(seed, k);
   return buildQuestion(seed, `f${k}`, openAt, endAt, true, headlineVenues(d), 1, prices);
 }
 
-/** Flash question number k (fast profile): listed by 2–4 venues including polymarket and kalshi. Unlisted when an earlier flash question, still open, reads the same. */
+/**
+ * Flash question number k (fast profile): listed by 2–4 venues including polymarket and kalshi.
+ * Not listed when an earlier flash question reads the same (titles name the end minute).
+ */
 export function flashQuestion(seed: string, k: number, prices?: CoinPrices): Question & { pending?: boolean } {
   const q = buildFlash(seed, k, prices);
   for (let i = Math.max(0, k - Math.ceil(FLASH_MAX_MS / FLASH_SPACING_MS)); i < k; i += 1) {
-    if (buildFlash(seed, i, prices).title === q.title) return { ...q, twinOf: `f${i}` };
+    if (flashTiming(seed, i).endAt === q.endAt && buildFlash(seed, i, prices).title === q.title) return { ...q, twinOf: `f${i}` };
   }
   return q;
 }
