@@ -60,6 +60,7 @@ interface Known {
   kind: 'binary' | 'multi';
   outcomes: string[];
   liquidity: number;
+  endAtMs: number | null;
   cluster: string | null;
   orientation: string | null;
 }
@@ -181,6 +182,7 @@ export class PmIngest {
         kind: r.kind as 'binary' | 'multi',
         outcomes: (r.outcomes as { name: string }[]).map((o) => o.name),
         liquidity: r.liquidity,
+        endAtMs: r.endAt?.getTime() ?? null,
         cluster: r.canonicalKey,
         orientation: r.orientation,
       });
@@ -277,6 +279,7 @@ export class PmIngest {
           kind: m.kind,
           outcomes: m.outcomes.map((o) => o.name),
           liquidity: m.liquidity,
+          endAtMs: m.endAtMs,
           cluster: k?.cluster ?? null,
           orientation: k?.orientation ?? null,
         });
@@ -359,7 +362,7 @@ export class PmIngest {
     this.lastMatchAt = nowMs;
     const inputs = [...known.entries()].map(([key, k]) => {
       const [source, slug] = key.split('/') as [string, string];
-      return { source, slug, title: k.title, kind: k.kind, outcomes: k.outcomes, liquidity: k.liquidity };
+      return { source, slug, title: k.title, kind: k.kind, outcomes: k.outcomes, liquidity: k.liquidity, endAtMs: k.endAtMs };
     });
     const changed = matchMarkets(inputs).filter((r) => {
       const k = known.get(`${r.source}/${r.slug}`)!;

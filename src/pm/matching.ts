@@ -12,6 +12,8 @@ export interface MatchInput {
   kind: 'binary' | 'multi';
   outcomes: string[];
   liquidity: number;
+  /** When the market closes (its end time): tells apart same-worded questions of one venue. */
+  endAtMs: number | null;
 }
 
 export type Orientation = 'same' | 'flipped' | 'unknown';
@@ -42,10 +44,14 @@ const NEGATIONS = new Set(['not', 'fail', 'never', "won't", 'wont']);
 const STOP = new Set(['will', 'the', 'a', 'an', 'on', 'in', 'at', 'of', 'its', 'by', 'be', 'to', 'is', 'does', 'vs', 'versus', 'and', 'or', 'who', 'which', 'how', 'what', 'new']);
 const SYNONYMS: Record<string, string> = { btc: 'bitcoin', eth: 'ethereum', sol: 'solana', doge: 'dogecoin', fed: 'fed', fomc: 'fed', rates: 'rate' };
 const QUESTION_START = /^(will|is|does|do|can|who|which|how|what)\b/i;
+/** Month names are part of a date like its digits: "Oct 2025" and "Sep 2025" are different questions. */
+const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = new Map<string, string>([['sept', 'sep'], ...MONTH_NAMES.flatMap((m) => [[m, m.slice(0, 3)], [m.slice(0, 3), m.slice(0, 3)]] as [string, string][])]);
 
 export interface Analysis {
   tokens: string[];
   set: Set<string>;
+  /** The numbers and month names (dates, thresholds): markets match only when these are identical. */
   numbers: string;
   /** +1 / −1 for a yes/no question; 0 when what "Yes" means cannot be read from the text. */
   polarity: 0 | 1 | -1;
@@ -89,7 +95,7 @@ export function analyze(title: string, kind: 'binary' | 'multi'): Analysis {
   const isQuestion = QUESTION_START.test(title.trim()) && title.trim().endsWith('?');
   const polarity: 0 | 1 | -1 = kind === 'multi' ? 1 : isQuestion ? sign : 0;
   const set = new Set(tokens.filter((t) => t !== 'beat' || subject === null));
-  const numbers = [...set].filter((t) => /\d/.test(t)).sort().join(',');
+  const numbers = [...new Set([...set].filter((t) => /\d/.test(t) || MONTHS.has(t)).map((t) => MONTHS.get(t) ?? t))].sort().join(',');
   return { tokens, set, numbers, polarity, subject };
 }
 
@@ -102,6 +108,8 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 const signature = (kind: string, set: Set<string>) => `${kind}|${[...set].sort().join(' ')}`;
 const normName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
 export const FUZZY_THRESHOLD = 0.75;
+/** A split cluster's group never spans more close time than this (see splitByVenue). */
+export const CLOSE_TOLERANCE_MS = 86_400_000;
 
 /** Orientation of `m` relative to the cluster anchor `a`. */
 export function orient(a: MatchInput & { an: Analysis }, m: MatchInput & { an: Analysis }): Orientation {
@@ -118,10 +126,46 @@ export function orient(a: MatchInput & { an: Analysis }, m: MatchInput & { an: A
 }
 
 /**
+ * One voice per venue. A venue does not list one question twice, so two of its markets that read
+ * alike are different questions (the same wording for another date or round). Such a text cluster
+ * is split by close time: the nearest close times join first, never two markets of one venue,
+ * never more than CLOSE_TOLERANCE_MS apart; a market without a close time cannot be placed and is
+ * left out. A cluster where no venue repeats stays whole: venues often close one question hours or
+ * days apart, and its text already matched.
+ */
+function splitByVenue<T extends MatchInput>(members: T[]): { groups: T[][]; unplaced: T[] } {
+  const venues = new Set(members.map((m) => m.source));
+  if (venues.size === members.length) return { groups: [members], unplaced: [] };
+  const timed = members
+    .filter((m) => m.endAtMs !== null)
+    .sort((a, b) => a.endAtMs! - b.endAtMs! || (a.source + '/' + a.slug).localeCompare(b.source + '/' + b.slug));
+  const group = timed.map((m) => ({ members: [m], venues: new Set([m.source]), from: m.endAtMs!, to: m.endAtMs! }));
+  const at = timed.map((_, i) => i);
+  const root = (i: number): number => (at[i] === i ? i : (at[i] = root(at[i]!)));
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < timed.length; i += 1) for (let j = i + 1; j < timed.length; j += 1) pairs.push([i, j]);
+  // Stable sort: equal gaps keep the (close time, source/slug) order, so the result never depends on input order.
+  pairs.sort(([a, b], [c, d]) => timed[b]!.endAtMs! - timed[a]!.endAtMs! - (timed[d]!.endAtMs! - timed[c]!.endAtMs!));
+  for (const [i, j] of pairs) {
+    const [a, b] = [group[root(i)]!, group[root(j)]!];
+    if (a === b || [...b.venues].some((v) => a.venues.has(v)) || Math.max(a.to, b.to) - Math.min(a.from, b.from) > CLOSE_TOLERANCE_MS) continue;
+    a.members.push(...b.members);
+    for (const v of b.venues) a.venues.add(v);
+    [a.from, a.to] = [Math.min(a.from, b.from), Math.max(a.to, b.to)];
+    at[root(j)] = root(i);
+  }
+  // Each group lists its members in (close time, source/slug) order: the first names a split group.
+  const order = new Map(timed.map((m, i) => [m, i]));
+  const split = timed.map((_, i) => i).filter((i) => root(i) === i).map((i) => group[i]!.members.sort((a, b) => order.get(a)! - order.get(b)!));
+  return { groups: split, unplaced: members.filter((m) => m.endAtMs === null) };
+}
+
+/**
  * Groups markets into canonical events: identical token signatures first, then groups
  * whose tokens overlap ≥ 75% with the same numbers (dates, thresholds). Clusters with
  * members from 2+ venues get a canonical key; the key is a hash of the smallest member
- * signature, so it stays the same while the question text does.
+ * signature, so it stays the same while the question text does. A cluster holds at most one
+ * market per venue (splitByVenue).
  */
 export function matchMarkets(inputs: MatchInput[]): MatchResult[] {
   const items = inputs.map((m) => ({ ...m, an: analyze(m.title, m.kind) }));
@@ -169,38 +213,49 @@ export function matchMarkets(inputs: MatchInput[]): MatchResult[] {
     clusters.get(r)!.push(s);
   }
   const out: MatchResult[] = [];
+  const unmatched = (m: MatchInput): MatchResult => ({ source: m.source, slug: m.slug, canonicalKey: null, orientation: null, confidence: null, basis: null });
   for (const [root, memberSigs] of clusters) {
-    const members = memberSigs.flatMap((s) => groups.get(s)!);
-    const venues = new Set(members.map((m) => m.source));
-    if (venues.size < 2) {
-      for (const m of members) out.push({ source: m.source, slug: m.slug, canonicalKey: null, orientation: null, confidence: null, basis: null });
-      continue;
-    }
-    const key = `pmc_${createHash('sha256').update(root).digest('hex').slice(0, 16)}`;
-    // The anchor: a member whose text says what "Yes" means, positively phrased, most liquid.
-    // Multi-outcome: prefer the outcome-name set most members share.
-    const nameSet = (m: MatchInput) => m.outcomes.map(normName).sort().join('|');
-    const agree = (m: MatchInput) => (m.kind === 'multi' ? members.filter((x) => nameSet(x) === nameSet(m)).length : 0);
-    const anchor = [...members].sort(
-      (a, b) =>
-        Number(b.an.polarity === 1) - Number(a.an.polarity === 1) ||
-        agree(b) - agree(a) ||
-        b.liquidity - a.liquidity ||
-        (a.source + a.slug).localeCompare(b.source + b.slug),
-    )[0]!;
-    for (const m of members) {
-      const sig = signature(m.kind, m.an.set);
-      const exact = sig === signature(anchor.kind, anchor.an.set);
-      const confidence = exact ? 0.97 : Math.round((fuzzy.get(sig) ?? FUZZY_THRESHOLD) * 0.95 * 100) / 100;
-      out.push({
-        source: m.source,
-        slug: m.slug,
-        canonicalKey: key,
-        orientation: orient(anchor, m),
-        confidence: m === anchor ? 1 : confidence,
-        basis: m === anchor ? 'anchor' : exact ? 'question_text_signature' : 'question_text_overlap',
-      });
+    const { groups: split, unplaced } = splitByVenue(memberSigs.flatMap((s) => groups.get(s)!));
+    out.push(...unplaced.map(unmatched));
+    for (const members of split) {
+      if (new Set(members.map((m) => m.source)).size < 2) {
+        out.push(...members.map(unmatched));
+        continue;
+      }
+      // A whole cluster keeps the key of its text; a split one's groups also name their first member
+      // (earliest close, then source/slug): unique, and fixed while that market is.
+      const whole = split.length === 1 && unplaced.length === 0;
+      const keyText = whole ? root : `${root}|${members[0]!.source}/${members[0]!.slug}`;
+      out.push(...canonicalMembers(`pmc_${createHash('sha256').update(keyText).digest('hex').slice(0, 16)}`, members, fuzzy));
     }
   }
   return out;
+}
+
+/** Anchor, orientation and confidence of each member of one canonical event. */
+function canonicalMembers(key: string, members: (MatchInput & { an: Analysis })[], fuzzy: Map<string, number>): MatchResult[] {
+  // The anchor: a member whose text says what "Yes" means, positively phrased, most liquid.
+  // Multi-outcome: prefer the outcome-name set most members share.
+  const nameSet = (m: MatchInput) => m.outcomes.map(normName).sort().join('|');
+  const agree = (m: MatchInput) => (m.kind === 'multi' ? members.filter((x) => nameSet(x) === nameSet(m)).length : 0);
+  const anchor = [...members].sort(
+    (a, b) =>
+      Number(b.an.polarity === 1) - Number(a.an.polarity === 1) ||
+      agree(b) - agree(a) ||
+      b.liquidity - a.liquidity ||
+      (a.source + a.slug).localeCompare(b.source + b.slug),
+  )[0]!;
+  return members.map((m) => {
+    const sig = signature(m.kind, m.an.set);
+    const exact = sig === signature(anchor.kind, anchor.an.set);
+    const confidence = exact ? 0.97 : Math.round((fuzzy.get(sig) ?? FUZZY_THRESHOLD) * 0.95 * 100) / 100;
+    return {
+      source: m.source,
+      slug: m.slug,
+      canonicalKey: key,
+      orientation: orient(anchor, m),
+      confidence: m === anchor ? 1 : confidence,
+      basis: m === anchor ? 'anchor' : exact ? 'question_text_signature' : 'question_text_overlap',
+    };
+  });
 }

@@ -8,7 +8,7 @@ import { appendSpark } from '../../src/pm/spark.js';
 import { VENUE_IDS } from '../../src/pm/venues.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
-const bin = (source: string, slug: string, title: string, liquidity = 1000): MatchInput => ({ source, slug, title, kind: 'binary', outcomes: ['Yes', 'No'], liquidity });
+const bin = (source: string, slug: string, title: string, liquidity = 1000): MatchInput => ({ source, slug, title, kind: 'binary', outcomes: ['Yes', 'No'], liquidity, endAtMs: null });
 
 describe('venue simulator', () => {
   it('runs the 12 venues deterministically from the seed', () => {
@@ -89,7 +89,7 @@ describe('canonical matching (text only, never prices)', () => {
   });
 
   it('matches multi-outcome questions, unknown when outcome names differ', () => {
-    const multi = (source: string, slug: string, outcomes: string[]): MatchInput => ({ source, slug, title: 'Who will win the Eastmoor governor race on Nov 4, 2026?', kind: 'multi', outcomes, liquidity: 10 });
+    const multi = (source: string, slug: string, outcomes: string[]): MatchInput => ({ source, slug, title: 'Who will win the Eastmoor governor race on Nov 4, 2026?', kind: 'multi', outcomes, liquidity: 10, endAtMs: null });
     const r = matchMarkets([multi('polymarket', 'x', ['Alma Reyes', 'Tomas Berg']), multi('kalshi', 'y', ['Tomas Berg', 'Alma Reyes']), multi('futuur', 'z', ['REYES', 'BERG'])]);
     expect(r.map((x) => x.orientation).sort()).toEqual(['same', 'same', 'unknown']);
   });

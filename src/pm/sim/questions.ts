@@ -58,6 +58,8 @@ export interface Listing {
 
 export interface Question {
   key: string;
+  /** The canonical (plain) wording: distinct live questions never share it (see twinOf). */
+  title: string;
   category: Category;
   kind: 'binary' | 'multi';
   openAt: number;
@@ -85,6 +87,11 @@ export interface Question {
   listings: Listing[];
   /** Set on coin price questions when the coins' simulated prices are known (SimWorld with CoinPrices). */
   threshold?: PriceThreshold;
+  /**
+   * The earlier question worded exactly like this one, if any: this one is then not listed. A venue
+   * does not list two identical questions, and the matcher could not tell them apart.
+   */
+  twinOf?: string;
 }
 
 interface Draws {
@@ -308,38 +315,38 @@ function wording(d: Draws, openAt: number, endAt: number, flash: boolean, prices
         settlementSource: 'League official results',
       };
     }
+    // Fed and CPI questions name the day (not only the month), like every other template: two of
+    // them ending in one month are different questions and must read differently.
     case 7: {
-      const month = `${MONTHS[new Date(endAt).getUTCMonth()]} ${new Date(endAt).getUTCFullYear()}`;
       return {
         category: 'economics',
         kind: 'binary',
         titles: {
-          plain: `Will the Fed cut rates at its ${month} meeting?`,
-          flipped: `Will the Fed not cut rates at its ${month} meeting?`,
-          opaque: `Fed rate decision ${month} meeting: cut`,
+          plain: `Will the Fed cut rates at its ${date} meeting?`,
+          flipped: `Will the Fed not cut rates at its ${date} meeting?`,
+          opaque: `Fed rate decision ${date} meeting: cut`,
         },
         outcomes: ['Yes', 'No'],
         coinIds: [],
         topics: ['fed', 'rates', 'macro'],
-        description: `Resolves Yes if the FOMC lowers the target range at its ${month} meeting.`,
+        description: `Resolves Yes if the FOMC lowers the target range at its meeting ending ${date}.`,
         settlementSource: 'Federal Reserve statement',
       };
     }
     case 8: {
       const x = (2 + Math.floor(d.u(10) * 8) / 4).toFixed(2);
-      const month = `${MONTHS[new Date(endAt).getUTCMonth()]} ${new Date(endAt).getUTCFullYear()}`;
       return {
         category: 'economics',
         kind: 'binary',
         titles: {
-          plain: `Will US CPI inflation be above ${x}% in ${month}?`,
-          flipped: `Will US CPI inflation be below ${x}% in ${month}?`,
-          opaque: `US CPI inflation ${month} vs ${x}%`,
+          plain: `Will US CPI inflation be above ${x}% in the ${date} report?`,
+          flipped: `Will US CPI inflation be below ${x}% in the ${date} report?`,
+          opaque: `US CPI inflation ${date} report vs ${x}%`,
         },
         outcomes: ['Yes', 'No'],
         coinIds: [],
         topics: ['inflation', 'cpi', 'macro'],
-        description: `Resolves on the year-over-year CPI print for ${month}.`,
+        description: `Resolves on the year-over-year CPI figure in the report published on ${date}.`,
         settlementSource: 'Bureau of Labor Statistics',
       };
     }
@@ -435,6 +442,7 @@ function buildQuestion(
   });
   return {
     key,
+    title: w.titles.plain,
     category: w.category,
     kind: w.kind,
     openAt,
@@ -455,25 +463,79 @@ function buildQuestion(
   };
 }
 
-const listed = (q: Question & { pending?: boolean }) => !q.pending;
+const listed = (q: Question & { pending?: boolean }) => !q.pending && !q.twinOf;
+const utcDay = (ms: number) => Math.floor(ms / DAY_MS);
 
-/** World question number j of the realistic catalog. */
-export function regularQuestion(seed: string, j: number, prices?: CoinPrices): Question & { pending?: boolean } {
+type Timing = { openAt: number; end: number; template: number };
+/** Memo of regularTiming (a pure function): the twin search reads each question's timing ~80 times. */
+const timings = new Map<string, Timing>();
+
+/** When regular question j opens and ends, and its wording template: cheap, to find its twins. */
+function regularTiming(seed: string, j: number, prices?: CoinPrices): Timing {
+  const memo = `${prices ? 1 : 0}|${j}|${seed}`;
+  const known = timings.get(memo);
+  if (known) return known;
   const d = draws(seed, `q${j}`);
   const openAt = QUESTION_EPOCH_MS + j * SPACING_MS + Math.floor(d.u(2) * SPACING_MS);
   const endAt = openAt + 3 * DAY_MS + Math.floor(d.u(3) ** 2 * (MAX_DURATION_MS - 3 * DAY_MS));
+  const template = Math.floor(d.u(1) * 11);
   // Coin price questions (the first two of eleven templates) end on a 4-hour mark when they settle on the price path.
-  const onPricePath = prices !== undefined && Math.floor(d.u(1) * 11) <= 1;
-  const end = onPricePath ? Math.ceil(endAt / ANCHOR_MS) * ANCHOR_MS : Math.ceil(endAt / 60_000) * 60_000;
-  return buildQuestion(seed, `q${j}`, openAt, end, false, VENUES, 0.15 + d.u(4) * 0.45, prices);
+  const onPricePath = prices !== undefined && template <= 1;
+  // Templates 0 and 1 are both the coin close question: one wording.
+  const timing = { openAt, end: onPricePath ? Math.ceil(endAt / ANCHOR_MS) * ANCHOR_MS : Math.ceil(endAt / 60_000) * 60_000, template: Math.max(template, 1) };
+  if (timings.size >= 20_000) timings.clear();
+  timings.set(memo, timing);
+  return timing;
 }
 
-/** Flash question number k (fast profile): listed by 2–4 venues including polymarket and kalshi. */
-export function flashQuestion(seed: string, k: number, prices?: CoinPrices): Question & { pending?: boolean } {
+function buildRegular(seed: string, j: number, prices?: CoinPrices): Question & { pending?: boolean } {
+  const { openAt, end } = regularTiming(seed, j, prices);
+  return buildQuestion(seed, `q${j}`, openAt, end, false, VENUES, 0.15 + draws(seed, `q${j}`).u(4) * 0.45, prices);
+}
+
+/** Earlier regular questions that can still be open when question j ends. */
+const REGULAR_LOOKBACK = Math.ceil((MAX_DURATION_MS + SPACING_MS + ANCHOR_MS) / SPACING_MS);
+
+/**
+ * World question number j of the realistic catalog. Every title names its end date, so a twin (an
+ * earlier question worded the same) has the same template and end day: only those are built to compare.
+ */
+export function regularQuestion(seed: string, j: number, prices?: CoinPrices): Question & { pending?: boolean } {
+  const q = buildRegular(seed, j, prices);
+  const { end, template } = regularTiming(seed, j, prices);
+  const twin = regularTwin(seed, Math.max(0, j - REGULAR_LOOKBACK), j, (t) => t.template === template && utcDay(t.end) === utcDay(end), q.title, prices);
+  return twin === null ? q : { ...q, twinOf: twin };
+}
+
+/** The first regular question in [from, to) that may read alike (by its timing) and does, or null. */
+function regularTwin(seed: string, from: number, to: number, alike: (t: Timing) => boolean, title: string, prices?: CoinPrices): string | null {
+  for (let i = from; i < to; i += 1) {
+    if (alike(regularTiming(seed, i, prices)) && buildRegular(seed, i, prices).title === title) return `q${i}`;
+  }
+  return null;
+}
+
+function flashTiming(seed: string, k: number): { d: Draws; openAt: number; endAt: number } {
   const d = draws(seed, `f${k}`);
   const openAt = QUESTION_EPOCH_MS + k * FLASH_SPACING_MS;
-  const endAt = openAt + 4 * 60_000 + Math.floor(d.u(3) * 8) * 60_000;
+  return { d, openAt, endAt: openAt + 4 * 60_000 + Math.floor(d.u(3) * 8) * 60_000 };
+}
+
+function buildFlash(seed: string, k: number, prices?: CoinPrices): Question & { pending?: boolean } {
+  const { d, openAt, endAt } = flashTiming(seed, k);
   return buildQuestion(seed, `f${k}`, openAt, endAt, true, headlineVenues(d), 1, prices);
+}
+
+/**
+ * Flash question number k (fast profile): listed by 2–4 venues including polymarket and kalshi.
+ * Not listed when an earlier flash question reads the same (titles name the end minute).
+ */
+export function flashQuestion(seed: string, k: number, prices?: CoinPrices): Question & { pending?: boolean } {
+  const q = buildFlash(seed, k, prices);
+  for (let i = Math.max(0, k - Math.ceil(FLASH_MAX_MS / FLASH_SPACING_MS)); i < k; i += 1) {
+    if (flashTiming(seed, i).endAt === q.endAt && buildFlash(seed, i, prices).title === q.title) return { ...q, twinOf: `f${i}` };
+  }
+  return q;
 }
 
 /** Polymarket, Kalshi and one other money venue (drawn). */
@@ -484,14 +546,19 @@ function headlineVenues(d: Draws): Venue[] {
 
 /**
  * Bitcoin's daily close question for UTC day `day` (days since the Unix epoch): open the whole
- * day, settling on the simulated price at the next midnight, so BTC always has an open market.
+ * day, settling on the simulated price at the next midnight, so BTC always has an open market
+ * (this one, or the regular question worded like it).
  * Only with the simulated prices (it has no meaning without them).
  */
 export function dailyBitcoinQuestion(seed: string, day: number, prices: CoinPrices): Question & { pending?: boolean } {
   const openAt = day * DAY_MS;
   const endAt = openAt + DAY_MS;
   const d = draws(seed, `b${day}`);
-  return buildQuestion(seed, `b${day}`, openAt, endAt, false, headlineVenues(d), 1, prices, (dd) => cryptoWording(dd, CRYPTO[0], openAt, endAt, false, prices));
+  const q = buildQuestion(seed, `b${day}`, openAt, endAt, false, headlineVenues(d), 1, prices, (dd) => cryptoWording(dd, CRYPTO[0], openAt, endAt, false, prices));
+  // A regular Bitcoin close question ending that date may read the same; it opened days earlier, so it stays and this one is not listed.
+  const last = Math.floor((endAt + DAY_MS - QUESTION_EPOCH_MS) / SPACING_MS);
+  const twin = regularTwin(seed, Math.max(0, last - REGULAR_LOOKBACK - Math.ceil(DAY_MS / SPACING_MS)), last + 1, (t) => t.template === 1 && utcDay(t.end) === utcDay(endAt), q.title, prices);
+  return twin === null ? q : { ...q, twinOf: twin };
 }
 
 /** Questions of the realistic catalog open at `nowMs` or ended within `recentMs` before it. */
@@ -523,8 +590,17 @@ export function flashQuestionsAround(seed: string, nowMs: number, recentMs: numb
   return out;
 }
 
-/** The archive: resolved single-venue markets per year, from the venue's first year until capture began. */
-export function archiveQuestions(seed: string, venue: Venue): Question[] {
+/**
+ * The archive: resolved single-venue markets per year, from each venue's first year until capture
+ * began. A question worded like one already in it (another venue's, same template and day) is left out.
+ */
+export function archiveCatalog(seed: string): Question[] {
+  const byTitle = new Map<string, Question>();
+  for (const q of VENUES.flatMap((venue) => archiveQuestions(seed, venue))) if (!byTitle.has(q.title)) byTitle.set(q.title, q);
+  return [...byTitle.values()];
+}
+
+function archiveQuestions(seed: string, venue: Venue): Question[] {
   const out: Question[] = [];
   const lastYear = new Date(QUESTION_EPOCH_MS).getUTCFullYear() - 1;
   for (let year = Math.max(ARCHIVE_FIRST_YEAR, venue.sinceYear); year <= lastYear; year += 1) {

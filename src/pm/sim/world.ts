@@ -4,7 +4,7 @@ import { VENUES } from '../venues.js';
 import type { MarketState, VenueAdapter, VenueSnapshot, WhalePrint } from '../types.js';
 import { listingState, listingWhales } from './path.js';
 import type { CoinPrices } from './coin-prices.js';
-import { DAY_MS, HOUR_MS, archiveQuestions, flashQuestionsAround, regularQuestionsAround, type Question } from './questions.js';
+import { DAY_MS, HOUR_MS, archiveCatalog, flashQuestionsAround, regularQuestionsAround, type Question } from './questions.js';
 
 export type SimProfile = 'realistic' | 'fast';
 
@@ -62,10 +62,8 @@ export class SimWorld {
   /** Resolved markets from the venues' first years until capture began (no captures of ours). */
   archive(): MarketState[] {
     const out: MarketState[] = [];
-    for (const venue of VENUES) {
-      for (const q of archiveQuestions(this.seed, venue)) {
-        for (const l of q.listings) out.push(listingState(this.seedKey, q, l, q.endAt + 3 * DAY_MS));
-      }
+    for (const q of archiveCatalog(this.seed)) {
+      for (const l of q.listings) out.push(listingState(this.seedKey, q, l, q.endAt + 3 * DAY_MS));
     }
     return out;
   }
