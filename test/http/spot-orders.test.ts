@@ -436,6 +436,22 @@ describe('POST /api/agent/spot/order/{id}/cancel', () => {
     await doctorOk();
   });
 
+  it('cancels for a client that sends Content-Type: application/json with no body; a write that needs a body still refuses none', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    const placed = (await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: 40_000 })).json();
+    const json = { ...bearer(key), 'content-type': 'application/json' };
+    const cancelled = await t.app.inject({ method: 'POST', url: `/api/agent/spot/order/${placed.restingOrderId}/cancel`, headers: json, payload: '' });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(cancelled.json()).toEqual({ ok: true });
+    expect((await wallet(keyId)).frozen.toNumber()).toBe(0);
+    const bodyless = await t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: json, payload: '' });
+    expect(bodyless.statusCode).toBe(400);
+    expect(bodyless.json()).toMatchObject({ error: 'invalid_request', field: 'body' });
+    const poisoned = await t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: json, payload: '{"__proto__":{"x":1}}' });
+    expect(poisoned.statusCode).toBe(400);
+  });
+
   it("never reveals or touches another key's order", async () => {
     tick(50_000);
     const a = await t.newKey();
