@@ -42,6 +42,13 @@ describe('private ledger', () => {
       blockReasons: [],
     });
     expect(row.responseSummary.keyId).toBeTypeOf('number');
+    // A UTF-8 header value (as Node reads its bytes: one latin1 character per byte) is stored as sent.
+    const asBytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    await get(key, '/api/agent/me', { 'x-service-run-id': asBytes('run-ü-🚀') });
+    expect((await get(key, `/api/agent/ledger?runId=${encodeURIComponent('run-ü-🚀')}`)).json().data).toHaveLength(1);
+    // Bytes that are not UTF-8 keep HTTP's latin1 reading.
+    await get(key, '/api/agent/me', { 'x-service-run-id': 'run-\u00fc' });
+    expect((await get(key, `/api/agent/ledger?runId=${encodeURIComponent('run-ü')}`)).json().data).toHaveLength(1);
     expect(row.uuid).toMatch(/^[0-9a-f-]{36}$/);
     const again = await get(key, '/api/agent/me');
     expect(Number(again.headers['x-service-ledger-event-id'])).toBeGreaterThan(eventId);

@@ -23,9 +23,22 @@ export const TRACE_HEADERS = {
   confidence: 'x-service-confidence',
 } as const;
 
+/**
+ * Node reads header bytes as latin1: a UTF-8 value ("run-ü") arrives as one character per byte
+ * and was stored garbled, so a ledger filter on it never matched. Such a value is read as UTF-8;
+ * bytes that are not UTF-8 keep HTTP's latin1 reading. (A value with characters above U+00FF was
+ * not read from bytes — an in-process call — and is kept.)
+ */
+function utf8Header(value: string): string {
+  if (!/[\u0080-\u00ff]/.test(value) || /[^\u0000-\u00ff]/.test(value)) return value;
+  const text = Buffer.from(value, 'latin1').toString('utf8');
+  return text.includes('\ufffd') ? value : text;
+}
+
 function headerText(request: FastifyRequest, name: string, max: number): string | null {
-  const value = request.headers[name];
-  if (typeof value !== 'string' || value.trim() === '') return null;
+  const raw = request.headers[name];
+  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  const value = utf8Header(raw);
   if (value.length > max) throw invalidRequest(name, `${name} must be at most ${max} characters`);
   return value.trim();
 }
