@@ -3,21 +3,31 @@
  * positions is settled set-based, a batch per transaction, until none is left.
  */
 import type { Database } from '../storage/db.js';
-import { resolvedMarketsWithOpenPositions, settleMarketBatch } from '../storage/pm-positions-repo.js';
+import { resolvedMarketsWithOpenPositions, settleMarketBatch, staleMarketsWithOpenPositions } from '../storage/pm-positions-repo.js';
 
 export const PM_SETTLEMENT_INTERVAL_MS = 60_000;
+/**
+ * A market still unresolved this long after its end time is voided for paper positions (stakes
+ * refunded): its venue stopped listing it or never reported an outcome, and the stakes would
+ * otherwise stay frozen for good. Long enough for slow venue resolutions (disputes) to land first.
+ */
+export const PM_UNRESOLVED_VOID_AFTER_MS = 30 * 86_400_000;
 
 export async function settlePmPositions(database: Database, nowMs: number): Promise<number> {
   let settled = 0;
-  for (const r of await resolvedMarketsWithOpenPositions(database.db)) {
-    const winner = r.state === 'voided' ? null : r.winnerExternalId;
+  const settleAll = async (market: { source: string; slug: string }, winnerExternalId: string | null, voidReason: string | null) => {
     for (;;) {
-      const n = await database.db.transaction((tx) =>
-        settleMarketBatch(tx, { source: r.source, slug: r.slug, winnerExternalId: winner, voidReason: winner === null ? 'market_voided' : null, nowMs }),
-      );
+      const n = await database.db.transaction((tx) => settleMarketBatch(tx, { ...market, winnerExternalId, voidReason, nowMs }));
       settled += n;
       if (n === 0) break;
     }
+  };
+  for (const r of await resolvedMarketsWithOpenPositions(database.db)) {
+    const winner = r.state === 'voided' ? null : r.winnerExternalId;
+    await settleAll(r, winner, winner === null ? 'market_voided' : null);
+  }
+  for (const m of await staleMarketsWithOpenPositions(database.db, new Date(nowMs - PM_UNRESOLVED_VOID_AFTER_MS))) {
+    await settleAll(m, null, 'market_unresolved');
   }
   return settled;
 }

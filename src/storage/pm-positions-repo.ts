@@ -60,6 +60,19 @@ export async function resolvedMarketsWithOpenPositions(db: Queryable): Promise<P
   );
 }
 
+/**
+ * Unresolved markets, closed by their end time before `endedBefore`, that still hold open
+ * positions: no venue snapshot resolved them (a venue stopped listing the market).
+ */
+export async function staleMarketsWithOpenPositions(db: Queryable, endedBefore: Date): Promise<{ source: string; slug: string }[]> {
+  return queryRows<{ source: string; slug: string }>(
+    db,
+    sql`select distinct m.source, m.slug
+        from pm_positions p join pm_markets m on m.source = p.source and m.slug = p.event_slug
+        where p.status = 'open' and m.resolution_state is null and m.end_at < ${endedBefore.toISOString()}::timestamptz`,
+  );
+}
+
 export const PM_SETTLE_BATCH = 5000;
 
 /**

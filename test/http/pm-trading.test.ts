@@ -272,6 +272,29 @@ describe('positions, equity and settlement', () => {
   });
 });
 
+describe('markets no venue resolves', () => {
+  it('refunds the positions of a market still unresolved 30 days after its end, not before', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const [stale, recent] = [markets.at(-1)!, markets.at(-2)!];
+    const lost = (await post(key, 'open', openBody(stale, { stakeMusd: 40 }))).json().position;
+    const kept = (await post(key, 'open', openBody(recent, { stakeMusd: 20 }))).json().position;
+    // The venue stopped listing both (no resolution will come): one ended 31 days ago, one 29.
+    const endedAgo = async (m: (typeof markets)[number], days: number) =>
+      t.ctx.database.db.execute(sql`update pm_markets set end_at = ${new Date(t.clock.now() - days * 86_400_000).toISOString()}::timestamptz where source = ${m.source} and slug = ${m.slug}`);
+    await endedAgo(stale, 31);
+    await endedAgo(recent, 29);
+    expect(await settlePmPositions(t.ctx.database, t.clock.now())).toBe(1);
+    const rows = (await t.app.inject({ method: 'GET', url: '/api/agent/positions/pm', headers: bearer(key) })).json().positions as Record<string, any>[];
+    expect(rows.find((r) => r.id === lost.id)).toMatchObject({ status: 'void_refunded', settlementState: 'voided', payoutMusd: 40, pnlMusd: 0, voidReason: 'market_unresolved' });
+    expect(rows.find((r) => r.id === kept.id)).toMatchObject({ status: 'open' });
+    const wallet = (await findWallet(t.ctx.database.db, keyId))!;
+    expect(wallet.frozenPm.toNumber()).toBe(20);
+    expect(wallet.available.toNumber()).toBe(50_000 - 20);
+    expect((await findDecisionByPosition(t.ctx.database.db, String(lost.id)))!.settlementLabel).toBe('void');
+    await booksBalanced();
+  });
+});
+
 describe('decisions dataset, artifact and event detail', () => {
   it('shows a public agent\'s settled PM decision, its verifiable artifact and its open holding', async () => {
     const { key, keyId } = await t.newKey(['read', 'trade:pm'], { agentName: 'pm-bot', public: true });
