@@ -52,6 +52,31 @@ describe('GET /matches/public', () => {
     }
   });
 
+  it('reports no gap (null, sorted last), not a zero gap, for a cluster whose pair cannot be compared', async () => {
+    // Every page of a sort (25 at most per page).
+    const all = async (query: string) => {
+      const out: any[] = [];
+      for (let offset = 0; ; offset += 25) {
+        const page = (await t.get(`${PM}/matches/public?${query}&limit=25&offset=${offset}`)).body;
+        out.push(...page.data);
+        if (!page.hasMore) return out;
+      }
+    };
+    const pair = (await all('sort=confidence_desc')).find((c) => c.comparisons.every((p: any) => p.divergence !== null))!;
+    expect(pair).toBeDefined();
+    // Every other venue's orientation turns unknown: no pair can be compared any more.
+    for (const e of pair.events.slice(1)) {
+      await t.ctx.database.db.execute(sql`update pm_markets set orientation = 'unknown' where source = ${e.source.id} and slug = ${e.slug}`);
+    }
+    pmReadModel(t.ctx.database, t.ctx.clock).invalidate();
+    t.clock.advance(6_000); // past the 5 s response cache
+    const byGap = await all('sort=divergence_desc');
+    const unknown = byGap.find((c) => c.clusterId === pair.clusterId)!;
+    expect(unknown.comparisons[0].divergence).toBeNull();
+    expect(unknown).toMatchObject({ maxOverallGap: null, maxOutcomeGap: null });
+    expect(byGap.slice(byGap.indexOf(unknown)).every((c) => c.maxOverallGap === null)).toBe(true);
+  });
+
   it('filters by divergence, real-money venues and status, and sorts by divergence', async () => {
     const div = (await t.get(`${PM}/matches/public?sort=divergence_desc&minDivergence=1&limit=25`)).body;
     for (let i = 1; i < div.data.length; i++) expect(div.data[i - 1].maxOverallGap).toBeGreaterThanOrEqual(div.data[i].maxOverallGap);

@@ -12657,8 +12657,8 @@ export interface paths {
                                         deltaPoints: number;
                                     }[];
                                 }[];
-                                maxOverallGap: number;
-                                maxOutcomeGap: number;
+                                maxOverallGap: number | null;
+                                maxOutcomeGap: number | null;
                                 maxConfidence: number;
                                 referenceProbability: {
                                     /** @enum {string} */

@@ -67,7 +67,7 @@ function anchorFirst(members: PmMarketRow[]): PmMarketRow[] {
 }
 
 export function publicClusters(snap: PmSnapshot, nowMs: number, fx: Money, q: ClusterQuery): Record<string, unknown>[] {
-  const out: (Record<string, unknown> & { maxConfidence: number; maxOverallGap: number; maxOutcomeGap: number })[] = [];
+  const out: (Record<string, unknown> & { maxConfidence: number; maxOverallGap: number | null; maxOutcomeGap: number | null })[] = [];
   for (const [clusterId, members] of snap.clusters) {
     if (members.length < 2) continue;
     const [anchor, ...others] = anchorFirst(members);
@@ -98,13 +98,20 @@ export function publicClusters(snap: PmSnapshot, nowMs: number, fx: Money, q: Cl
       title: anchor!.title,
       events,
       comparisons,
-      maxOverallGap: Math.max(0, ...comparisons.map((c) => c.divergence ?? 0)),
-      maxOutcomeGap: Math.max(0, ...comparisons.map((c) => c.maxOutcomeDelta ?? 0)),
+      // null when no pair could be compared (orientation unknown): not the same as venues agreeing.
+      maxOverallGap: maxOrNull(comparisons.map((c) => c.divergence)),
+      maxOutcomeGap: maxOrNull(comparisons.map((c) => c.maxOutcomeDelta)),
       maxConfidence: Math.max(...comparisons.map((c) => c.confidence)),
       referenceProbability: snap.refs.get(keyOf(anchor!)) ?? null,
     });
   }
   const by = { confidence_desc: 'maxConfidence', divergence_desc: 'maxOverallGap', max_outcome_delta_desc: 'maxOutcomeGap' } as const;
   const field = by[q.sort];
-  return out.sort((a, b) => b[field] - a[field] || String(a.clusterId).localeCompare(String(b.clusterId)));
+  // Gaps that could not be measured sort last.
+  return out.sort((a, b) => (b[field] ?? -1) - (a[field] ?? -1) || String(a.clusterId).localeCompare(String(b.clusterId)));
+}
+
+function maxOrNull(values: (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length > 0 ? Math.max(...known) : null;
 }
