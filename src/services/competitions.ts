@@ -86,9 +86,10 @@ export async function competitionBoard(db: Queryable, slug: string, nowMs: numbe
   if (!c) return null;
   let rows: BoardRow[];
   if (c.finalBoard) {
-    // Frozen standings; agents that have since unpublished or been revoked still leave every public read.
+    // Frozen standings; agents that have since unpublished or been revoked still leave every public
+    // read, and the rest rank again among themselves (a gap would show where a hidden one placed).
     const visible = new Set((await listPublicEntrants(db, c.id)).map((e) => e.keyId));
-    rows = (c.finalBoard as BoardRow[]).filter((r) => visible.has(r.keyId));
+    rows = rankCompetition((c.finalBoard as BoardRow[]).filter((r) => visible.has(r.keyId)));
   } else {
     rows = await computeRows(db, c, nowMs);
     if (nowMs >= c.endsAtMs) await freezeFinalBoard(db, c.id, rows, nowMs);

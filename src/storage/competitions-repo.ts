@@ -30,7 +30,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const columns = sql`c.id, c.slug, c.name, c.description, c.visibility, c.featured,
   (extract(epoch from c.starts_at) * 1000)::float8 as "startsAtMs", (extract(epoch from c.ends_at) * 1000)::float8 as "endsAtMs",
   (extract(epoch from c.created_at) * 1000)::float8 as "createdAtMs", c.final_board as "finalBoard",
-  (select count(*)::int from competition_entries e where e.competition_id = c.id) as "entryCount"`;
+  (select count(*)::int from competition_entries e join api_keys k on k.id = e.key_id
+    where e.competition_id = c.id and k.is_public and k.revoked_at is null) as "entryCount"`;
 
 /** Inserts a competition; null when the slug is taken. */
 export async function insertCompetition(db: Queryable, c: NewCompetition): Promise<CompetitionRow | null> {

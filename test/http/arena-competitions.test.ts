@@ -97,10 +97,18 @@ describe('Competitions', { timeout: 120_000 }, () => {
     await trade(db, b, 'futures', -10_000, start + 2 * DAY);
     const again = (await get('/api/competitions/winter-cup')).body;
     expect(again.rows).toEqual(ended.rows);
-    // Unpublishing still removes an agent from the frozen board.
+    // Unpublishing still removes an agent from the frozen board; the ranks close up (a gap would
+    // show where a hidden entrant placed) and the entry count follows.
     await updateKey(db, b, { isPublic: false });
-    expect((await get('/api/competitions/winter-cup')).body.rows.map((r: { handle: string }) => r.handle)).not.toContain(`a${b}-bee`);
+    const hidden = (await get('/api/competitions/winter-cup')).body;
+    expect(hidden.rows.map((r: { handle: string; rank: number | null }) => [r.handle, r.rank])).toEqual([
+      [`a${a}-ace`, 1],
+      [`a${c}-cee`, null],
+    ]);
+    expect(hidden.competition.entryCount).toBe(2);
+    expect((await get('/api/competitions')).body.competitions.find((x: { slug: string }) => x.slug === 'winter-cup').entryCount).toBe(2);
     await updateKey(db, b, { isPublic: true });
+    expect((await get('/api/competitions/winter-cup')).body.rows).toEqual(ended.rows);
   });
 
   it('guards the owner actions: admin token, validation, duplicates, unknown keys, ended competitions', async () => {
