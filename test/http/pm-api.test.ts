@@ -103,6 +103,9 @@ describe('overview and events', () => {
     const q = await t.get(`${PM}/events?q=bitcoin&limit=100`);
     expect(q.body.data.length).toBeGreaterThan(0);
     expect(q.body.data.every((e: any) => /bitcoin/i.test(e.title))).toBe(true);
+    // Words of one or two characters match whole words only (reference B10): "xr" is no prefix search for XRP.
+    expect((await t.get(`${PM}/events?q=xrp&limit=100`)).body.data.length).toBeGreaterThan(0);
+    expect((await t.get(`${PM}/events?q=xr&limit=100`)).body.data.filter((e: any) => /xrp/i.test(e.title))).toEqual([]);
     const byVol = await t.get(`${PM}/events?sort=volume24h_desc&limit=50`);
     const vols = byVol.body.data.map((e: any) => e.volume24h);
     expect(vols).toEqual([...vols].sort((a, b) => b - a));

@@ -70,7 +70,9 @@ function matchesQuery(r: PmMarketRow, words: string[]): boolean {
   const hay = [r.title, r.category, ...(r.topics as string[]), ...o.map((x) => x.name), ...(r.coinIds as string[]).flatMap((id) => [coins.get(id)?.symbol ?? '', coins.get(id)?.name ?? '', coins.get(id)?.slug ?? ''])]
     .join(' ')
     .toLowerCase();
-  return words.every((w) => hay.includes(w));
+  // 1–2-character words match whole words only (reference B10): "b" matched most titles, "x" every "XRP".
+  let wholeWords: Set<string> | null = null;
+  return words.every((w) => (w.length > 2 ? hay.includes(w) : (wholeWords ??= new Set(hay.split(/[^\p{L}\p{N}]+/u))).has(w)));
 }
 
 function resolutionOf(r: PmMarketRow): Record<string, unknown> {
