@@ -20,9 +20,12 @@ export function cashTotal(b: CashBalances): Decimal {
   return b.available.plus(b.frozen).plus(b.frozenPm).plus(b.frozenFutures);
 }
 
+/** Money at its stored precision: 8 decimal places, half to even. */
+export const roundMoney = (d: Decimal): Decimal => d.toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN);
+
 /** Money goes on the wire as a plain JSON number, rounded once here (8 decimal places). */
 export function toWire(value: Decimal | string | number): number {
-  return new Decimal(value).toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN).toNumber();
+  return roundMoney(new Decimal(value)).toNumber();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { cashTotal, Decimal, type CashBalances } from '../domain/money.js';
+import { cashTotal, Decimal, roundMoney, type CashBalances } from '../domain/money.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import { bookCacheOf, type Db, type Queryable } from '../storage/db.js';
 import { holdingsPart, readBook, toHoldings, type BookPart } from '../storage/book-read-repo.js';
@@ -32,8 +32,9 @@ export interface Equity {
 /** equity = cash total + spot holdings at mark + Σ venue adjustments (futures, PM). */
 export function equityOf(cash: CashBalances, held: HeldUnits[], adjustments: Decimal[], market: MarketFeed): Equity {
   const cashSum = cashTotal(cash);
-  const holdingsUsd = holdingsValue(market, held);
-  const adjustmentsUsd = adjustments.reduce((a, b) => a.plus(b), new Decimal(0));
+  // Each part at money precision, so the total is exactly the sum of the parts a client reads.
+  const holdingsUsd = roundMoney(holdingsValue(market, held));
+  const adjustmentsUsd = roundMoney(adjustments.reduce((a, b) => a.plus(b), new Decimal(0)));
   return { cashTotal: cashSum, holdingsUsd, adjustmentsUsd, totalUsd: cashSum.plus(holdingsUsd).plus(adjustmentsUsd) };
 }
 

@@ -4,7 +4,7 @@
  * computed, so margins, fees and PnL post to the journal exactly as stored.
  */
 import { MIN_TRADE_NOTIONAL_MUSD, futuresFee } from '../execution-model.js';
-import { Decimal } from '../money.js';
+import { Decimal, roundMoney } from '../money.js';
 
 export type FuturesSide = 'long' | 'short';
 
@@ -14,8 +14,7 @@ export const MAX_LEVERAGE = 20;
 /** Maintenance-margin rate reported on every position (ours: 0.5 % of notional). */
 export const MAINTENANCE_MARGIN_RATE = new Decimal('0.005');
 
-const MONEY_DP = 8;
-export const money = (d: Decimal): Decimal => d.toDecimalPlaces(MONEY_DP, Decimal.ROUND_HALF_EVEN);
+const money = roundMoney;
 
 /** +1 for a long (gains when the price rises), −1 for a short. */
 export const direction = (side: FuturesSide): number => (side === 'long' ? 1 : -1);
