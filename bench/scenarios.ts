@@ -226,7 +226,7 @@ export const scenarios: Scenario[] = [
     build: (ctx) =>
       claimedPair(
         ctx,
-        { path: '/api/agent/spot/order', body: { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.0001, limitPrice: 1 } },
+        { path: '/api/agent/spot/order', body: { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.0001, limitPrice: 1_000 } },
         (answer) => answer.restingOrderId,
         (id) => ({ path: `/api/agent/spot/order/${String(id)}/cancel` }),
       ),
