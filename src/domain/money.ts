@@ -37,3 +37,12 @@ export function priceToWire(value: Decimal | string | number): number {
   if (d.isZero()) return 0;
   return d.toDecimalPlaces(Math.max(8, 7 - d.e), Decimal.ROUND_HALF_EVEN).toNumber();
 }
+
+/**
+ * A futures price on the wire (entry, mark, liquidation): 12 significant digits — they are
+ * averages with slippage that a client compares with each other, and small coins trade far
+ * below 1 mUSD.
+ */
+export function futuresPriceToWire(value: Decimal | string | number): number {
+  return new Decimal(value).toSignificantDigits(12).toNumber();
+}

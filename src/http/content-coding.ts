@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { answerNotModified } from './hot-responses.js';
+import { answerNotModified, strongEtag } from './hot-responses.js';
 
 export type Coding = 'br' | 'gzip';
 
@@ -40,6 +40,11 @@ export class CodedBody {
     /** the strong ETag of the identity form; each compressed form's tag is derived from it */
     readonly etag: string,
   ) {}
+
+  /** A body tagged by its own bytes. */
+  static of(bytes: Buffer): CodedBody {
+    return new CodedBody(bytes, strongEtag(bytes));
+  }
 
   /** The bytes and ETag to send for `coding` (identity when null or when the body is small). */
   form(coding: Coding | null): { bytes: Buffer; etag: string; coding: Coding | null } {

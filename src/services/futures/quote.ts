@@ -2,7 +2,7 @@ import { MAX_LEVERAGE, MIN_MARGIN_MUSD, openTerms, type FuturesSide } from '../.
 import { futuresExecutionModel } from '../../domain/execution-model.js';
 import type { CoinRef } from '../../domain/coin-ref.js';
 import { buildObservation } from '../../domain/observation.js';
-import { Decimal, STARTING_CASH_MUSD, toWire } from '../../domain/money.js';
+import { Decimal, futuresPriceToWire as price, STARTING_CASH_MUSD, toWire } from '../../domain/money.js';
 import type { MarketFeed } from '../../marketdata/feed.js';
 import { readBook } from '../../storage/book-read-repo.js';
 import type { Queryable } from '../../storage/db.js';
@@ -10,8 +10,6 @@ import { openPositionPart } from '../../storage/futures-repo.js';
 import { readMark } from './mark.js';
 
 export const QUOTE_ENDPOINT = 'POST /api/agent/futures/quote';
-
-const price = (d: Decimal): number => d.toSignificantDigits(12).toNumber();
 
 /**
  * What opening `margin × leverage` would mean now (supplement 1.4). Read-only: it runs the

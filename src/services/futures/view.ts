@@ -1,14 +1,12 @@
 import { isThroughLiquidation, liquidationDistancePct, pricePnl, type FuturesSide } from '../../domain/futures/position-math.js';
 import type { Freshness } from '../../domain/freshness.js';
 export { positionState } from '../../domain/futures/decisions.js';
-import { Decimal, toWire } from '../../domain/money.js';
+import { Decimal, futuresPriceToWire as price, toWire } from '../../domain/money.js';
 import type { FuturesPositionRow } from '../../storage/futures-repo.js';
 
 
 const num = (v: string | null): number | null => (v === null ? null : toWire(v));
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
-/** Prices keep more precision than money on the wire (small coins trade far below 1 USD). */
-const price = (v: Decimal | string): number => new Decimal(v).toSignificantDigits(12).toNumber();
 
 /** Live valuation of an open row at a fresh mark (supplement 2.4); all null without one. */
 export function liveMark(row: FuturesPositionRow, mark: Decimal | null) {

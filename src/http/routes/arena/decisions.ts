@@ -9,7 +9,6 @@ import { houseKeyIds } from '../../../storage/house-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest, notFound } from '../../errors.js';
 import { CodedBody, sendCoded } from '../../content-coding.js';
-import { strongEtag } from '../../hot-responses.js';
 import { StringEnum } from '../../schemas.js';
 import { CACHE, publicErrors, tags } from './schemas.js';
 import { DecisionArtifact, DecisionsResponse } from '../../responses/arena.js';
@@ -101,7 +100,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             : JSON.stringify(built.envelope);
           // Every record the dataset covers: decisions, plus opportunities when asked for.
           const bytes = Buffer.from(body);
-          page = { at: nowMs, marker, body: new CodedBody(bytes, strongEtag(bytes)), count: built.envelope.count + opportunityCount, hasMore: pagination.hasMore, nextCursor: pagination.nextCursor ?? '' };
+          page = { at: nowMs, marker, body: CodedBody.of(bytes), count: built.envelope.count + opportunityCount, hasMore: pagination.hasMore, nextCursor: pagination.nextCursor ?? '' };
           if (pageCache.size >= PAGE_CACHE_MAX) pageCache.clear();
           pageCache.set(pageKey, page);
         }

@@ -5,7 +5,6 @@ import type { Money } from '../../../pm/views.js';
 import { venueById } from '../../../pm/venues.js';
 import { invalidRequest, notFound } from '../../errors.js';
 import { CodedBody, sendCoded } from '../../content-coding.js';
-import { strongEtag } from '../../hot-responses.js';
 import { ErrorBody } from '../../schemas.js';
 
 export const TAG = 'prediction-markets';
@@ -48,7 +47,7 @@ const attributionOf = (sources: string) => (sources ? `venue data: ${sources}; c
 
 function cachedResponse(body: string, sources: string, maxAgeSeconds: number): CachedResponse {
   const bytes = Buffer.from(body);
-  return { body: new CodedBody(bytes, strongEtag(bytes)), sources, cacheControl: `public, max-age=${maxAgeSeconds}`, attribution: attributionOf(sources) };
+  return { body: CodedBody.of(bytes), sources, cacheControl: `public, max-age=${maxAgeSeconds}`, attribution: attributionOf(sources) };
 }
 
 /** What a cached public response is made from. */
