@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { cacheable, type BookPart } from './book-read-repo.js';
 import { queryRows, type Queryable, type Tx } from './db.js';
 import { futuresEvents, futuresPositions } from './schema.js';
@@ -215,10 +215,15 @@ export async function futuresForExport(
   db: Queryable,
   keyId: number,
   limit: number,
+  /** only these positions and their events; undefined = the key's newest */
+  positionIds?: readonly number[],
 ): Promise<{ positions: FuturesPositionRow[]; events: FuturesEventRow[] }> {
+  if (positionIds?.length === 0) return { positions: [], events: [] };
+  const positionsOf = positionIds ? and(eq(futuresPositions.keyId, keyId), inArray(futuresPositions.id, [...positionIds])) : eq(futuresPositions.keyId, keyId);
+  const eventsOf = positionIds ? and(eq(futuresEvents.keyId, keyId), inArray(futuresEvents.positionId, [...positionIds])) : eq(futuresEvents.keyId, keyId);
   const [positions, events] = await Promise.all([
-    db.select().from(futuresPositions).where(eq(futuresPositions.keyId, keyId)).orderBy(desc(futuresPositions.id)).limit(limit),
-    db.select().from(futuresEvents).where(eq(futuresEvents.keyId, keyId)).orderBy(desc(futuresEvents.id)).limit(limit),
+    db.select().from(futuresPositions).where(positionsOf).orderBy(desc(futuresPositions.id)).limit(limit),
+    db.select().from(futuresEvents).where(eventsOf).orderBy(desc(futuresEvents.id)).limit(limit),
   ]);
   return { positions, events };
 }

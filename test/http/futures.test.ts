@@ -484,6 +484,25 @@ describe('ledger export futures[] and futuresEvents[]', () => {
     const sizes = body.futuresEvents.map((e: { sizeDeltaCoin: number }) => e.sizeDeltaCoin);
     expect(sizes.reduce((a: number, b: number) => a + b, 0)).toBeCloseTo(0, 10);
   });
+
+  it('a filtered export carries only the positions its ledger rows touched', async () => {
+    const { key } = await t.newKey();
+    const inRun = (runId: string, path: string, payload: object) =>
+      t.app.inject({ method: 'POST', url: `/api/agent/futures/${path}`, headers: { ...bearer(key), 'x-service-run-id': runId }, payload: { idempotencyKey: ik(), ...payload } });
+    const a = (await inRun('run-a', 'open', { coinId: '1', side: 'long', leverage: 2, marginMusd: 50 })).json().position;
+    const b = (await inRun('run-b', 'open', { coinId: '1027', side: 'short', leverage: 3, marginMusd: 40 })).json().position;
+    await inRun('run-b', 'close', { positionId: b.id, fraction: 0.5 });
+    const exportOf = async (query: string) => (await t.app.inject({ method: 'GET', url: `/api/agent/ledger/export${query}`, headers: bearer(key) })).json();
+    const runB = await exportOf('?runId=run-b');
+    expect(runB.run.summary.runId).toBe('run-b');
+    expect(runB.futures.map((p: { id: number }) => p.id)).toEqual([b.id]);
+    expect(runB.futuresEvents.map((e: { positionId: number; type: string }) => [e.positionId, e.type])).toEqual([[b.id, 'reduce'], [b.id, 'open']]);
+    expect((await exportOf('?runId=run-a')).futures.map((p: { id: number }) => p.id)).toEqual([a.id]);
+    // A filter whose rows touch no position exports none; no filter exports the key's newest.
+    expect((await exportOf('?venue=spot')).futures).toEqual([]);
+    expect((await exportOf('?runId=no-such-run')).futuresEvents).toEqual([]);
+    expect((await exportOf('')).futures.map((p: { id: number }) => p.id)).toEqual([b.id, a.id]);
+  });
 });
 
 // The shared security suite on every futures route.

@@ -1402,7 +1402,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export up to 1,000 ledger rows (with a run evidence manifest when filtered by runId) */
+        /** Export up to 1,000 ledger rows with the futures positions they touched (the key’s newest when unfiltered) and, filtered by runId, a run evidence manifest */
         get: {
             parameters: {
                 query?: {

@@ -7,11 +7,12 @@ const money = (v: string | null): number | null => (v === null ? null : toWire(v
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /**
- * The ledger export's `futures[]` and `futuresEvents[]` (supplement 2.6): the key's newest
- * positions and position moves, up to `limit` each, newest first.
+ * The ledger export's `futures[]` and `futuresEvents[]` (supplement 2.6), up to `limit` each,
+ * newest first: the key's newest positions and position moves, or — for a filtered export —
+ * only the positions `positionIds` names (those its ledger rows reference) and their moves.
  */
-export async function futuresExport(db: Queryable, keyId: number, limit: number) {
-  const { positions, events } = await futuresForExport(db, keyId, limit);
+export async function futuresExport(db: Queryable, keyId: number, limit: number, positionIds?: readonly number[]) {
+  const { positions, events } = await futuresForExport(db, keyId, limit, positionIds);
   return {
     futures: positions.map((p) => {
       const freshness = p.freshnessAtEntry as { asOf?: string | null; ageSeconds?: number | null; status?: string | null };

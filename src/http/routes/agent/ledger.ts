@@ -33,6 +33,12 @@ function toFilters(q: FilterQuery): LedgerFilters {
   };
 }
 
+/** Ids of the futures positions `rows` name as their related entity. */
+function referencedPositionIds(rows: readonly LedgerRow[]): number[] {
+  const ids = rows.flatMap((r) => (r.relatedEntityType === 'futures_position' && /^\d+$/.test(r.relatedEntityId ?? '') ? [Number(r.relatedEntityId)] : []));
+  return [...new Set(ids)];
+}
+
 export function toLedgerView(row: LedgerRow) {
   return {
     // Reference B8: an integer id (= X-Service-Ledger-Event-Id); the row's uuid stays beside it.
@@ -106,7 +112,7 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: ledgerRoute,
         schema: {
-          summary: 'Export up to 1,000 ledger rows (with a run evidence manifest when filtered by runId)',
+          summary: 'Export up to 1,000 ledger rows with the futures positions they touched (the key’s newest when unfiltered) and, filtered by runId, a run evidence manifest',
           tags: ['agent'],
           security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
           querystring: Type.Object(Filters),
@@ -120,11 +126,13 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await ctx.ledger.flush();
         const keyId = request.agentKey!.keyId;
         const filters = toFilters(request.query);
-        const [rows, total, futures] = await Promise.all([
+        const [rows, total] = await Promise.all([
           listLedgerRows(ctx.database.db, keyId, filters, { limit: EXPORT_MAX_ROWS, offset: 0 }),
           countLedgerRows(ctx.database.db, keyId, filters),
-          futuresExport(ctx.database.db, keyId, EXPORT_MAX_ROWS),
         ]);
+        // A filtered export (one run, one venue…) carries the positions its rows touched, not every one the key holds.
+        const filtered = Object.values(filters).some((v) => v !== undefined);
+        const futures = await futuresExport(ctx.database.db, keyId, EXPORT_MAX_ROWS, filtered ? referencedPositionIds(rows) : undefined);
         const data = rows.map(toLedgerView);
         const exportedAt = new Date(ctx.clock.now()).toISOString();
         return {
