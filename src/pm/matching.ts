@@ -47,6 +47,10 @@ const QUESTION_START = /^(will|is|does|do|can|who|which|how|what)\b/i;
 /** Month names are part of a date like its digits: "Oct 2025" and "Sep 2025" are different questions. */
 const MONTH_NAMES = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 const MONTHS = new Map<string, string>([['sept', 'sep'], ...MONTH_NAMES.flatMap((m) => [[m, m.slice(0, 3)], [m.slice(0, 3), m.slice(0, 3)]] as [string, string][])]);
+/** Names read as names however a title is cased (after SYNONYMS): the assets questions are most often about. */
+const KNOWN_NAMES = new Set(['bitcoin', 'ethereum', 'solana', 'dogecoin', 'xrp', 'cardano', 'litecoin', 'bnb']);
+/** A title where at least this share of later words is capitalized is Title Cased: its capitals say nothing. */
+const TITLE_CASE_SHARE = 0.7;
 
 export interface Analysis {
   tokens: string[];
@@ -57,6 +61,8 @@ export interface Analysis {
   polarity: 0 | 1 | -1;
   /** "A beat B" questions: the side that "Yes" backs. */
   subject: string | null;
+  /** Who or what the question is about, read from capitals and KNOWN_NAMES ("Bitcoin", "Trump", "Lakers"). */
+  names: Set<string>;
 }
 
 function stem(word: string): string {
@@ -96,7 +102,35 @@ export function analyze(title: string, kind: 'binary' | 'multi'): Analysis {
   const polarity: 0 | 1 | -1 = kind === 'multi' ? 1 : isQuestion ? sign : 0;
   const set = new Set(tokens.filter((t) => t !== 'beat' || subject === null));
   const numbers = [...new Set([...set].filter((t) => /\d/.test(t) || MONTHS.has(t)).map((t) => MONTHS.get(t) ?? t))].sort().join(',');
-  return { tokens, set, numbers, polarity, subject };
+  return { tokens, set, numbers, polarity, subject, names: namesOf(title, set) };
+}
+
+/**
+ * The proper names of a title, as tokens: a capitalized word after the first (or a known name),
+ * not a month or a stop word. In a Title Cased title only KNOWN_NAMES count.
+ */
+function namesOf(title: string, tokens: Set<string>): Set<string> {
+  const words = title.split(/[^A-Za-z0-9']+/).filter((w) => /^[A-Za-z]/.test(w)).slice(1);
+  const long = words.filter((w) => w.length >= 4);
+  const titleCased = long.length > 0 && long.filter((w) => /^[A-Z]/.test(w)).length / long.length >= TITLE_CASE_SHARE;
+  const names = new Set<string>();
+  for (const word of words) {
+    const token = stem(word.toLowerCase());
+    if (!tokens.has(token) || MONTHS.has(token)) continue;
+    if (KNOWN_NAMES.has(token) || (!titleCased && /^[A-Z]/.test(word))) names.add(token);
+  }
+  for (const token of tokens) if (KNOWN_NAMES.has(token)) names.add(token);
+  return names;
+}
+
+/**
+ * Two texts that each name someone the other does not ("Bitcoin" / "Ethereum", "Trump" / "Harris")
+ * ask about different things, however much of the rest they share; one naming more ("… UTC") is
+ * only more wording.
+ */
+function namesDiffer(a: Analysis, b: Analysis): boolean {
+  const missing = (x: Set<string>, y: Set<string>) => [...x].some((n) => !y.has(n));
+  return missing(a.names, b.names) && missing(b.names, a.names);
 }
 
 function jaccard(a: Set<string>, b: Set<string>): number {
@@ -162,7 +196,8 @@ function splitByVenue<T extends MatchInput>(members: T[]): { groups: T[][]; unpl
 
 /**
  * Groups markets into canonical events: identical token signatures first, then groups
- * whose tokens overlap ≥ 75% with the same numbers (dates, thresholds). Clusters with
+ * whose tokens overlap ≥ 75% with the same numbers (dates, thresholds) and no names that differ
+ * on both sides. Clusters with
  * members from 2+ venues get a canonical key; the key is a hash of the smallest member
  * signature, so it stays the same while the question text does. A cluster holds at most one
  * market per venue (splitByVenue).
@@ -197,7 +232,7 @@ export function matchMarkets(inputs: MatchInput[]): MatchResult[] {
         const a = groups.get(block[i]!)![0]!;
         const b = groups.get(block[j]!)![0]!;
         const score = jaccard(a.an.set, b.an.set);
-        if (score >= FUZZY_THRESHOLD) {
+        if (score >= FUZZY_THRESHOLD && !namesDiffer(a.an, b.an)) {
           const [ra, rb] = [find(block[i]!), find(block[j]!)];
           if (ra !== rb) parent.set(ra > rb ? ra : rb, ra > rb ? rb : ra);
           fuzzy.set(block[i]!, Math.min(fuzzy.get(block[i]!) ?? 1, score));

@@ -41,6 +41,30 @@ describe('canonical matching: dates', () => {
   });
 });
 
+describe('canonical matching: names', () => {
+  const pair = (a: string, b: string) => [bin('polymarket', 'a', a), bin('kalshi', 'b', b)];
+  const matched = (a: string, b: string) => {
+    const [x, y] = matchMarkets(pair(a, b));
+    return x!.canonicalKey !== null && x!.canonicalKey === y!.canonicalKey;
+  };
+
+  it('never matches the same wording about different coins or people', () => {
+    // 7 of 9 words shared: above the overlap threshold, different questions.
+    expect(matched('Will the price of Bitcoin close above $100,000 on December 31, 2025?', 'Will the price of Ethereum close above $100,000 on December 31, 2025?')).toBe(false);
+    expect(matched('Will Trump win the popular vote in the 2028 United States presidential election?', 'Will Harris win the popular vote in the 2028 United States presidential election?')).toBe(false);
+    // Title Case hides names in capitals; a known coin name still counts.
+    expect(matched('Will The Price Of Bitcoin Close Above $100,000 On December 31, 2025?', 'Will the price of Ethereum close above $100,000 on December 31, 2025?')).toBe(false);
+    expect(matched('Will the price of BTC close above $100,000 on December 31, 2025?', 'Will the price of SOL close above $100,000 on December 31, 2025?')).toBe(false);
+  });
+
+  it('still matches the same question worded or cased differently', () => {
+    expect(matched('Will the price of Bitcoin close above $100,000 on December 31, 2025?', 'Will the price of BTC close above $100,000 on December 31, 2025 UTC?')).toBe(true);
+    expect(matched('Will The Price Of Bitcoin Close Above $100,000 On December 31, 2025?', 'Will the price of bitcoin close above $100,000 on December 31, 2025?')).toBe(true);
+    expect(matched('Will Trump win the popular vote in the 2028 United States presidential election?', 'Will Donald Trump win the popular vote in the 2028 United States presidential election?')).toBe(true);
+    expect(analyze('Will the price of Bitcoin close above $100,000 on December 31, 2025?', 'binary').names).toEqual(new Set(['bitcoin']));
+  });
+});
+
 describe('canonical matching: one market per venue', () => {
   const fed = 'Will the Fed cut rates at its Dec 2026 meeting?';
   const notFed = 'Will the Fed not cut rates at its Dec 2026 meeting?';
