@@ -93,6 +93,8 @@ if (!['serve', 'api'].includes(role)) {
   process.exit(2);
 }
 const SERVICE_ARGS = ['--import', 'tsx', 'src/main.ts', role];
+/** Above this share of non-2xx answers and errors a row is marked failed (the scenario is broken, e.g. its orders are refused). */
+const MAX_FAILED_SHARE = 0.01;
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 // ---------------------------------------------------------------- cleanup
@@ -338,6 +340,12 @@ async function runEngine(engine: 'pglite' | 'postgres', ceilingReqPerSec: number
         row.rssMb = sampleMemory(child.pid)?.rssMb ?? null;
         if (m.non2xx > 0 || m.errors > 0) {
           row.note = `${m.errors} errors (${m.timeouts} timeouts), ${m.non2xx} non-2xx; status codes ${JSON.stringify(m.statusCodes)}`;
+        }
+        // A row whose requests were mostly refused measures the refusal, not the route: no ratio for it.
+        if (m.non2xx + m.errors > MAX_FAILED_SHARE * Math.max(1, m.totalRequests)) {
+          row.status = 'failed';
+          row.note = `more than ${MAX_FAILED_SHARE * 100} % of requests failed — ${row.note}`;
+          result.status = 'failed';
         }
         log(`${engine} / ${scenario.name}: ${m.reqPerSec} req/s (${row.ratio === null ? '–' : `${Math.round((row.ratio ?? 0) * 1000) / 10}%`} of ${row.reference}), p50 ${m.latencyP50Ms} ms, p99 ${m.latencyP99Ms} ms, RSS ${row.rssMb} MB`);
       } catch (error) {
