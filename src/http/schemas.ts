@@ -41,6 +41,9 @@ export const agentErrors = {
 };
 
 export const DateTime = Type.String({ format: 'date-time' });
+/** MAX_IDEMPOTENCY_KEY_LENGTH characters at most (supplement: one key per intent). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+export const IdempotencyKey = Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, description: 'one key per intent: a retry with the same key and body replays the first answer' });
 
 /** A string enum as plain JSON Schema (`enum`), typed as the union of its values. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>

@@ -78,6 +78,23 @@ describe('private ledger', () => {
     expect(row.requestSummary.body).toEqual({ amount: 3, agentTrace: { runId: 'r-body', confidence: 0.2 } });
   });
 
+  it('names the idempotency key of a write refused before its handler ran', async () => {
+    const { key } = await t.newKey();
+    const order = (payload: object) => t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: bearer(key), payload });
+    const refused = await order({ coinId: '1', side: 'buy', orderType: 'market', quantity: -1, idempotencyKey: 'bad-qty-1' });
+    expect(refused.statusCode).toBe(400);
+    // One length for every write's key: 129 characters is refused, and not stored as a key.
+    const tooLong = 'k'.repeat(129);
+    expect((await order({ coinId: '1', side: 'buy', orderType: 'market', quantity: 0.001, idempotencyKey: tooLong })).statusCode).toBe(400);
+    const pmOpen = await t.app.inject({ method: 'POST', url: '/api/agent/pm/open', headers: bearer(key), payload: { source: 'kalshi', slug: 'some-market', outcomeExternalMarketId: 'yes-1', stakeMusd: 10, idempotencyKey: tooLong } });
+    expect(pmOpen.statusCode).toBe(400);
+    expect(pmOpen.json()).toMatchObject({ field: 'body.idempotencyKey' });
+    const rows = (await get(key, '/api/agent/ledger?eventType=write&limit=10')).json().data as { endpoint: string; ledgerStatus: string; idempotencyKey: string | null }[];
+    const byEndpoint = rows.map((r) => [r.endpoint, r.ledgerStatus, r.idempotencyKey]);
+    expect(byEndpoint).toContainEqual(['/api/agent/spot/order', 'rejected', 'bad-qty-1']);
+    expect(rows.filter((r) => r.idempotencyKey === null)).toHaveLength(2);
+  });
+
   it('filters by status, time and paginates newest first', async () => {
     const { key } = await t.newKey();
     for (let i = 0; i < 3; i += 1) {

@@ -2063,6 +2063,7 @@ export interface paths {
                             confidence?: number | null;
                             rationaleSummary?: string | null;
                         };
+                        /** @description one key per intent: a retry with the same key and body replays the first answer */
                         idempotencyKey: string;
                         thesis?: string;
                         /** @description DecisionProvenanceReport: self-reported, hashes only (never raw prompts) */
@@ -3422,6 +3423,7 @@ export interface paths {
                         quantity: number;
                         limitPrice?: number | null;
                         stopPrice?: number | null;
+                        /** @description one key per intent: a retry with the same key and body replays the first answer */
                         idempotencyKey: string;
                         agentTrace?: {
                             runId?: string | null;
@@ -5182,6 +5184,7 @@ export interface paths {
                         leverage: number;
                         /** @description isolated margin in mUSD, ≥ 10 */
                         marginMusd: number;
+                        /** @description one key per intent: a retry with the same key and body replays the first answer */
                         idempotencyKey: string;
                         /** @description a positive price sets, null clears, absent keeps */
                         stopLossPrice?: number | null;
@@ -5861,6 +5864,7 @@ export interface paths {
                         positionId: number;
                         /** @default 1 */
                         fraction?: number;
+                        /** @description one key per intent: a retry with the same key and body replays the first answer */
                         idempotencyKey: string;
                         agentTrace?: {
                             runId?: string | null;

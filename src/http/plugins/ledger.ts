@@ -14,6 +14,7 @@ import { reserveLedgerIdBlock } from '../../storage/ledger-repo.js';
 import { uuidv7 } from '../../util/ids.js';
 import type { AppContext, TraceFields } from '../context.js';
 import { invalidRequest } from '../errors.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../schemas.js';
 import { addRouteHook } from './route-hooks.js';
 
 export const TRACE_HEADERS = {
@@ -133,7 +134,8 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
       statusCode: status,
       ledgerStatus,
       latencyMs: Math.max(0, Math.round(reply.elapsedTime)),
-      idempotencyKey: note.idempotencyKey ?? null,
+      // A write refused before its handler ran (schema, scope, limits) still names the key it was sent with.
+      idempotencyKey: note.idempotencyKey ?? idempotencyKeyOf(request),
       relatedEntityType: note.relatedEntityType ?? null,
       relatedEntityId: note.relatedEntityId !== undefined ? String(note.relatedEntityId) : null,
       requestSummary: sanitize({
@@ -173,4 +175,11 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
       done(null, payload);
     }) satisfies onSendHookHandler);
   });
+}
+
+/** The body's idempotencyKey when it is one a write would accept, else null. */
+function idempotencyKeyOf(request: FastifyRequest): string | null {
+  if (request.method === 'GET') return null;
+  const key = (request.body as { idempotencyKey?: unknown } | null | undefined)?.idempotencyKey;
+  return typeof key === 'string' && key.length > 0 && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? key : null;
 }

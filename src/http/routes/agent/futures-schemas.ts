@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { MAX_LEVERAGE, MIN_LEVERAGE, MIN_MARGIN_MUSD } from '../../../domain/futures/position-math.js';
 import { ApiError } from '../../errors.js';
 import { isLockContention } from '../../../storage/futures-repo.js';
-import { AgentTrace, DateTime, ErrorBody, Nullable, StringEnum } from '../../schemas.js';
+import { AgentTrace, DateTime, ErrorBody, IdempotencyKey, Nullable, StringEnum } from '../../schemas.js';
 import { Freshness } from '../../responses/common.js';
 
 export const FuturesSideSchema = StringEnum(['long', 'short'] as const);
@@ -15,10 +15,9 @@ export const TriggerPrice = Type.Unsafe<number | null>({
   maximum: 1e15,
   description: 'a positive price sets, null clears, absent keeps',
 });
-export const IdempotencyKey = Type.String({ minLength: 1, maxLength: 128 });
 export const CoinId = Type.String({ minLength: 1, maxLength: 64, description: 'UCID, not a ticker' });
 export const PositionId = Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 });
-export { AgentTrace };
+export { AgentTrace, IdempotencyKey };
 
 const Num = Type.Number();
 const NullNum = Nullable(Type.Number());

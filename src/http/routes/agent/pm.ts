@@ -20,7 +20,7 @@ import { agentsHoldingMarket } from '../../../services/pm-trading-holders.js';
 import { listPmPositions, PM_POSITIONS_LIST_MAX } from '../../../storage/pm-positions-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
-import { agentErrors, AgentTrace, DateTime, ErrorBody, FreeText, Nullable, StrictBody, StringEnum } from '../../schemas.js';
+import { agentErrors, AgentTrace, DateTime, ErrorBody, FreeText, IdempotencyKey, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { OpportunityReceipt, PmDiscoverResponse, PmPositionEnvelope, PmPositionsResponse, PmQuoteResponse } from '../../responses/pm-trading.js';
 
 export const PM_QUOTE_URL = '/api/agent/pm/quote';
@@ -120,7 +120,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           security,
           body: StrictBody({
             ...Market,
-            idempotencyKey: Type.String({ minLength: 1, maxLength: 200 }),
+            idempotencyKey: IdempotencyKey,
             thesis: Type.Optional(FreeText({ maxLength: 280 })),
             provenance: Type.Optional(Provenance),
           }),

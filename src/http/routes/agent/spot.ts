@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { buildObservation } from '../../../domain/observation.js';
 import { asReplay, cancelOrder, checkOrderShape, placeSpotOrder, quoteSpot, tradeableCoin, type OrderInput } from '../../../services/spot-trading.js';
 import type { AppContext } from '../../context.js';
-import { AgentTrace, agentErrors, ErrorBody, Nullable, StrictBody, StringEnum } from '../../schemas.js';
+import { AgentTrace, agentErrors, ErrorBody, IdempotencyKey, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { SpotOrderResponse, SpotQuoteResponse } from '../../responses/spot.js';
 
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
@@ -69,7 +69,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             quantity: Quantity,
             limitPrice: Type.Optional(Nullable(Price)),
             stopPrice: Type.Optional(Nullable(Price)),
-            idempotencyKey: Type.String({ minLength: 1, maxLength: 128 }),
+            idempotencyKey: IdempotencyKey,
             agentTrace: Type.Optional(AgentTrace),
           }),
           response: {
