@@ -41,7 +41,7 @@ export const agentErrors = {
 };
 
 export const DateTime = Type.String({ format: 'date-time' });
-/** MAX_IDEMPOTENCY_KEY_LENGTH characters at most (supplement: one key per intent). */
+/** Every write takes an idempotency key of 1..128 characters (supplement: [ours] 1..128). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 export const IdempotencyKey = Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, description: 'one key per intent: a retry with the same key and body replays the first answer' });
 
