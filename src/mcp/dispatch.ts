@@ -25,8 +25,18 @@ function pickRoute(tool: BuiltTool, args: Args): ToolRoute {
 const queryValue = (value: unknown): string | string[] =>
   Array.isArray(value) ? value.map((v) => String(v)) : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 
+/** An argument the call cannot be made with: the tool's own checks, before any route sees it. */
+interface BadArgument {
+  argument: string;
+  message: string;
+}
+
 /** The REST request a tool call stands for: each argument goes where the route's schema declares it. */
-function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Record<string, string>): InjectOptions | { missing: string } {
+function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Record<string, string>): InjectOptions | BadArgument {
+  const selected = tool.selector ? args[tool.selector.name] : undefined;
+  if (tool.selector && selected !== undefined && !tool.selector.values.includes(selected as string)) {
+    return { argument: tool.selector.name, message: `${tool.selector.name} must be one of ${tool.selector.values.join(', ')}` };
+  }
   const r = pickRoute(tool, args);
   const params: Record<string, string> = {};
   const query: Record<string, string | string[]> = {};
@@ -55,21 +65,30 @@ function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Recor
     }
   }
   if (Object.keys(trace).length > 0) body.agentTrace = trace;
+  for (const [name, value] of Object.entries(tool.fixed)) {
+    if (r.query.has(name)) query[name] = value;
+    else if (r.body.has(name)) body[name] = value;
+  }
 
   let url = r.route.url;
   for (const name of r.params) {
-    if (params[name] === undefined || params[name] === '') return { missing: name };
-    url = url.replace(`:${name}`, encodeURIComponent(params[name]));
+    const value = params[name];
+    if (value === undefined || value === '') return { argument: name, message: `${name} is required` };
+    // "." and ".." survive encodeURIComponent and would move the call to another route.
+    if (value === '.' || value === '..') return { argument: name, message: `${name} is not a valid value` };
+    url = url.replace(`:${name}`, encodeURIComponent(value));
   }
   const options: InjectOptions = { method: r.route.method as InjectOptions['method'], url, query, headers, remoteAddress: caller.ip };
   if (r.hasBody) options.payload = body;
   return options;
 }
 
-/** The tool argument an envelope's `field` (e.g. `body.agentTrace.confidence`) refers to. */
+const TRACE_ARGUMENT_OF_HEADER = new Map<string, string>(Object.entries(TRACE_HEADERS).map(([name, headerName]) => [headerName, name]));
+
+/** The tool argument an envelope's `field` (`body.agentTrace.confidence`, `x-service-confidence`) refers to. */
 function argumentOf(tool: BuiltTool, field: unknown): string | null {
   if (typeof field !== 'string') return null;
-  const name = field.replace(/^(body|query|params)\./, '').replace(/^agentTrace\./, '').split('.')[0]!;
+  const name = TRACE_ARGUMENT_OF_HEADER.get(field) ?? field.replace(/^(body|query|params)\./, '').replace(/^agentTrace\./, '').split('.')[0]!;
   const properties = (tool.definition.inputSchema.properties ?? {}) as Record<string, unknown>;
   return name in properties ? name : null;
 }
@@ -97,8 +116,8 @@ export async function callTool(
   channel: Record<string, string>,
 ): Promise<CallToolResult> {
   const injection = toInjection(tool, args, caller, channel);
-  if ('missing' in injection) {
-    const envelope = { error: 'invalid_request', message: `${injection.missing} is required`, field: injection.missing, argument: injection.missing, status: 400 };
+  if ('argument' in injection) {
+    const envelope = { error: 'invalid_request', message: injection.message, field: injection.argument, argument: injection.argument, status: 400 };
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] };
   }
   const res = await app.inject(injection);

@@ -1,4 +1,4 @@
-import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type GetPromptResult, type Prompt } from '@modelcontextprotocol/sdk/types.js';
 
 export const FIRST_SESSION_PROMPT: Prompt = {
   name: 'safe_first_session',
@@ -14,6 +14,9 @@ export const FIRST_SESSION_PROMPT: Prompt = {
 export function firstSessionPrompt(args: Record<string, string | undefined>): GetPromptResult {
   const symbol = args.symbol?.trim() || 'BTC';
   const budget = args.budgetMusd?.trim() || '100';
+  // Both go into the text the model reads as instructions: a ticker and a plain positive amount only.
+  if (!/^[A-Za-z0-9.-]{1,20}$/.test(symbol)) throw new McpError(ErrorCode.InvalidParams, 'symbol: a ticker of 1..20 letters, digits, "." or "-"');
+  if (!/^\d{1,9}(\.\d{1,8})?$/.test(budget) || Number(budget) <= 0) throw new McpError(ErrorCode.InvalidParams, 'budgetMusd: a positive amount of mUSD, e.g. 100');
   const text = `You are trading on Paper Arena: simulated money (mUSD), a 50,000 mUSD paper book per API key. Nothing here is financial advice.
 Run one careful session. Pick one runId for the whole session (e.g. "first-session-<date>") and a new decisionId per decision; pass runId, decisionId, strategyLabel and confidence (0..1) on every call — they land in your private ledger.
 

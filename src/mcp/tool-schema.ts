@@ -30,6 +30,8 @@ export interface BuiltTool {
   /** Answers carry structuredContent (the route has a complete 200/201 object schema). */
   structured: boolean;
   selector?: ToolSpec['selector'];
+  /** Route arguments sent with every call, whatever the caller passes. */
+  fixed: Record<string, string>;
 }
 
 /** TypeBox schemas are JSON Schema plus symbol keys; a JSON round trip leaves the plain schema. */
@@ -95,16 +97,20 @@ export function buildTool(spec: ToolSpec, catalog: RouteCatalog): BuiltTool | nu
   const keyed = main.config.scope !== undefined;
   const routes = found.map(({ choice, route }) => toolRoute(choice, route));
 
-  // Arguments: the union of params, query and body fields; required where every route requires it.
+  // Arguments: the union of params, query and body fields; required where every route requires it
+  // and has no default (the route fills a default in, as OpenAPI lists such a parameter optional).
+  const fixed = spec.fixed ?? {};
   const properties: Record<string, Json> = {};
   const requiredCounts = new Map<string, number>();
   for (const { route } of found) {
     const parts = [objectPart(route.schema.params), objectPart(route.schema.querystring), objectPart(route.schema.body)];
     for (const part of parts) {
       for (const [name, schema] of Object.entries(part.properties)) {
-        if (name !== 'agentTrace' && !(name in properties)) properties[name] = schema;
+        if (name !== 'agentTrace' && !(name in fixed) && !(name in properties)) properties[name] = schema;
       }
-      for (const name of part.required) requiredCounts.set(name, (requiredCounts.get(name) ?? 0) + 1);
+      for (const name of part.required) {
+        if (!(name in fixed) && part.properties[name]?.default === undefined) requiredCounts.set(name, (requiredCounts.get(name) ?? 0) + 1);
+      }
     }
   }
   if (spec.selector) {
@@ -141,5 +147,5 @@ export function buildTool(spec: ToolSpec, catalog: RouteCatalog): BuiltTool | nu
       openWorldHint: false,
     },
   };
-  return { definition, keyed, routes, traceArgs, structured: outputSchema !== null, selector: spec.selector };
+  return { definition, keyed, routes, traceArgs, structured: outputSchema !== null, selector: spec.selector, fixed };
 }

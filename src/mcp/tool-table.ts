@@ -20,6 +20,8 @@ export interface ToolSpec {
   naturallyIdempotent?: boolean;
   /** Extra words for the model, appended to the route's own summary. */
   note?: string;
+  /** Route arguments the tool always sends and does not offer (a tool answers JSON, never a download format). */
+  fixed?: Record<string, string>;
 }
 
 const one = (name: string, route: string, extra: Partial<ToolSpec> = {}): ToolSpec => ({ name, routes: [{ route }], ...extra });
@@ -80,7 +82,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
   // arena (keyless)
   one('arena_leaderboard', 'GET /api/arena'),
   one('arena_agent', 'GET /api/arena/:handle'),
-  one('arena_decisions', 'GET /api/arena/decisions'),
+  one('arena_decisions', 'GET /api/arena/decisions', { fixed: { format: 'json' } }),
   one('arena_scorecard', 'GET /api/arena/agents/:handle/scorecard'),
   one('competitions_list', 'GET /api/competitions'),
   one('competition_board', 'GET /api/competitions/:slug'),

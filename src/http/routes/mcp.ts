@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashKey, looksLikeKey } from '../../domain/api-keys.js';
 import type { Caller } from '../../mcp/dispatch.js';
 import type { McpRegistry } from '../../mcp/registry.js';
@@ -9,12 +9,26 @@ import { presentedKey, resolveKey } from '../plugins/auth.js';
 
 export const MCP_PATH = '/mcp';
 
+/** JSON-RPC 2.0 error codes for a request refused before any method ran. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const SERVER_ERROR = -32000;
+
 /** A JSON-RPC error as the HTTP answer (what an MCP client reads when the request itself is refused). */
-function rpcError(reply: FastifyReply, status: number, code: string, message: string) {
+function rpcError(reply: FastifyReply, status: number, code: string, message: string, rpcCode = SERVER_ERROR) {
   return reply
     .status(status)
     .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `${code}: ${message}`, data: { error: code, message } } });
+    .send({ jsonrpc: '2.0', id: null, error: { code: rpcCode, message: `${code}: ${message}`, data: { error: code, message } } });
+}
+
+/** A body the endpoint cannot read (not JSON, over 64 KB, another media type) is a JSON-RPC error, not the REST envelope. */
+function bodyError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const status = error.statusCode ?? 500;
+  if (status >= 500 || error.validation) throw error; // the app's handler: logged, REST envelope
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return rpcError(reply, 413, 'payload_too_large', 'the request body is over 64 KB', INVALID_REQUEST);
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return rpcError(reply, 415, 'unsupported_media_type', 'send JSON-RPC as application/json', INVALID_REQUEST);
+  return rpcError(reply, status, 'invalid_request', 'the body is not valid JSON', PARSE_ERROR);
 }
 
 /** The session's caller: keyless without a key; a bad key is refused like on REST (401). */
@@ -46,6 +60,7 @@ function webRequest(request: FastifyRequest): Request {
  */
 export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
   return async (app: FastifyInstance) => {
+    app.setErrorHandler(bodyError);
     app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
       const caller = await callerOf(ctx, request);
       if (typeof caller === 'string') {
