@@ -8,6 +8,7 @@ import { REDIS_URL, deleteRedisPrefix, uniqueRedisPrefix } from '../support/redi
 
 const MINUTE_MS = 60_000;
 const TRADE_URL = '/api/agent/test/trade-write';
+const SPOT_WRITE_URL = '/api/agent/test/spot-write';
 const PUBLIC_URL = '/api/test/public-ping';
 
 // One database for the whole file (a fresh one costs seconds); every app below mints its own keys.
@@ -21,6 +22,7 @@ const newApp = (options: TestAppOptions = {}) => createTestApp({ testDb, ...opti
 /** Test-only routes: a keyed trade write and a keyless public route with a per-IP budget. */
 function registerTestRoutes(app: FastifyInstance): void {
   app.post(TRADE_URL, { config: { scope: 'read', tradeWrite: true, ledger: { eventType: 'write' } } }, async () => ({ ok: true }));
+  app.post(SPOT_WRITE_URL, { config: { scope: 'trade:spot', tradeWrite: true, ledger: { eventType: 'write' } } }, async () => ({ ok: true }));
   app.get(PUBLIC_URL, { config: { publicRate: true } }, async () => ({ ok: true }));
 }
 
@@ -158,6 +160,20 @@ describe('configured budgets', () => {
 
     // Reads still work; the 4 trade writes (even the refused one) used 4 of the 5 baseline units.
     expectAdmitted(await me(t, key), 5, 0);
+    expectLimited(await me(t, key), 5, secondsToWindowEnd(t));
+  });
+
+  it('tells a key without the scope so on every try: refused writes spend the request budget, not the trade-write one', async () => {
+    const { key } = await t.newKey(['read']);
+    for (let i = 0; i < 4; i += 1) {
+      const res = await t.app.inject({ method: 'POST', url: SPOT_WRITE_URL, headers: bearer(key), payload: {} });
+      // Past tradeWpm (3) still 403 insufficient_scope, not a 429 that would send it waiting.
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ error: 'insufficient_scope' });
+      expect(res.headers['ratelimit-limit']).toBe('5');
+      expect(res.headers['ratelimit-remaining']).toBe(String(4 - i));
+    }
+    expect((await me(t, key)).statusCode).toBe(200);
     expectLimited(await me(t, key), 5, secondsToWindowEnd(t));
   });
 

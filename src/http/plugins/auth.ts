@@ -40,19 +40,25 @@ export async function resolveKey(ctx: AppContext, keyHash: string): Promise<Auth
 const invalidKey = () => new ApiError(401, 'unauthorized', 'the API key is invalid or revoked');
 
 /**
- * Resolves the key of every scoped route, applies its budgets, then checks the route's scope
- * (contract §5). The hook is attached to the scoped routes only, with their budgets and scope
+ * Resolves the key of every scoped route, applies its request budget, checks the route's scope
+ * (contract §5), then its trade-write budget. The hook is attached to the scoped routes only, with their budgets and scope
  * fixed at registration; a cached key is admitted without leaving the call stack.
  */
 export function installAgentAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRoute', (route) => {
     const scope = route.config?.scope;
     if (!scope) return;
-    const consumeBudgets = keyBudgets(ctx, Boolean(route.config?.tradeWrite));
+    const budgets = keyBudgets(ctx, Boolean(route.config?.tradeWrite));
     const admit = (request: FastifyRequest, reply: FastifyReply, key: AuthedKey, done: HookDone): void => {
       request.agentKey = key;
-      // Budgets count every identified call, including those refused for scope.
-      consumeBudgets(reply, key.keyId, (error) => (error ? done(error) : done(scopeRefusal(key, scope))));
+      // The request budget counts every identified call, including those refused for scope; the
+      // trade-write budget only calls the key may make (a read-only key never spends it).
+      budgets.requests(reply, key.keyId, (error) => {
+        if (error) return done(error);
+        const refusal = scopeRefusal(key, scope);
+        if (refusal) return done(refusal);
+        budgets.writes(reply, key.keyId, done);
+      });
     };
     const hook: onRequestHookHandler = (request, reply, done) => {
       const raw = presentedKey(request);

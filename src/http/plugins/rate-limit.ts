@@ -76,14 +76,20 @@ function unavailable(reply: FastifyReply, error: unknown, done: HookDone): void 
   done();
 }
 
+type KeyBudget = (reply: FastifyReply, keyId: number, done: HookDone) => void;
+
 /**
  * Per key: 120 requests/min across /api/agent/*, and 20 trade-writes/min on top (contract §8).
- * Returns the route's budget check (built once per route).
+ * Returns the route's two checks (built once per route); `writes` admits at once on a route that
+ * is not a trade write.
  */
-export function keyBudgets(ctx: AppContext, tradeWrite: boolean): (reply: FastifyReply, keyId: number, done: HookDone) => void {
-  const budgets = [budget('key:', ctx.config.agentRpm, 'request budget')];
-  if (tradeWrite) budgets.push(budget('trade:', ctx.config.tradeWpm, 'trade-write budget'));
-  return (reply, keyId, done) => consume(ctx, reply, budgets, keyId, done);
+export function keyBudgets(ctx: AppContext, tradeWrite: boolean): { requests: KeyBudget; writes: KeyBudget } {
+  const requests = [budget('key:', ctx.config.agentRpm, 'request budget')];
+  const writes = [budget('trade:', ctx.config.tradeWpm, 'trade-write budget')];
+  return {
+    requests: (reply, keyId, done) => consume(ctx, reply, requests, keyId, done),
+    writes: tradeWrite ? (reply, keyId, done) => consume(ctx, reply, writes, keyId, done) : (_reply, _keyId, done) => done(),
+  };
 }
 
 /** Keyless public routes share one per-IP budget. */
