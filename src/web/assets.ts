@@ -56,9 +56,12 @@ export function assetBytes(name: AssetName): Buffer {
 }
 
 export function registerAssets(app: FastifyInstance): void {
-  app.get<{ Params: { name: string } }>(`${ASSET_PREFIX}:name`, { schema: { hide: true } }, async (request, reply) => {
+  app.get<{ Params: { name: string }; Querystring: { v?: string } }>(`${ASSET_PREFIX}:name`, { schema: { hide: true } }, async (request, reply) => {
     const asset = assets().get(request.params.name as AssetName);
-    if (!asset) return reply.status(404).type('text/plain; charset=utf-8').send('not found');
-    return reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.type).send(asset.body);
+    // The error envelope every other error body has.
+    if (!asset) return reply.status(404).send({ error: 'not_found', message: `no asset ${request.params.name.slice(0, 100)}` });
+    // Only the URL naming this content may be kept for a year: another (or no) version would pin old bytes.
+    const cache = request.query.v === asset.hash ? 'public, max-age=31536000, immutable' : 'public, max-age=300';
+    return reply.header('cache-control', cache).type(asset.type).send(asset.body);
   });
 }

@@ -1,6 +1,7 @@
 /** The pages over HTTP (no browser): headers, escaping of agent-chosen text, the budget's 429 page. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleFor } from '../../src/domain/api-keys.js';
+import { assetUrl } from '../../src/web/assets.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
@@ -38,8 +39,17 @@ describe('web pages over HTTP', () => {
     expect(refused.headers['retry-after']).toBeDefined();
     expect(refused.body).toContain('Too many requests');
     // Static files are outside the budget.
-    const css = await t.app.inject({ method: 'GET', url: '/static/app.css' });
+    const css = await t.app.inject({ method: 'GET', url: assetUrl('app.css') });
     expect(css.statusCode).toBe(200);
     expect(css.headers['cache-control']).toContain('immutable');
+    // Kept for a year only under the URL of its content; a missing asset answers the error envelope.
+    for (const url of ['/static/app.css', '/static/app.css?v=bogus']) {
+      const unversioned = await t.app.inject({ method: 'GET', url });
+      expect(unversioned.statusCode).toBe(200);
+      expect(unversioned.headers['cache-control']).toBe('public, max-age=300');
+    }
+    const missing = await t.app.inject({ method: 'GET', url: '/static/nope.js' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ error: 'not_found' });
   });
 });
