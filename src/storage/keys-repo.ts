@@ -4,8 +4,10 @@ import { apiKeys, users } from './schema.js';
 
 export type KeyRow = typeof apiKeys.$inferSelect;
 
-export async function ensureUser(db: Queryable, userId: string): Promise<void> {
-  await db.insert(users).values({ id: userId }).onConflictDoNothing();
+/** Creates the owner unless it exists; true when this call created it. */
+export async function ensureUser(db: Queryable, userId: string): Promise<boolean> {
+  const created = await db.insert(users).values({ id: userId }).onConflictDoNothing().returning({ id: users.id });
+  return created.length > 0;
 }
 
 export async function userExists(db: Queryable, userId: string): Promise<boolean> {

@@ -75,6 +75,17 @@ describe('admin surface', () => {
     expect((await t.app.inject({ url: '/api/agent/me', headers: bearer(body.key) })).statusCode).toBe(401);
   });
 
+  it('creates an owner once: 201, then 200 for the same id', async () => {
+    const create = () => t.app.inject({ method: 'POST', url: '/api/admin/users', headers: adminHeaders, payload: { userId: 'owner-twice' } });
+    const first = await create();
+    expect(first.statusCode).toBe(201);
+    const again = await create();
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual({ userId: 'owner-twice' });
+    const owners = (await t.app.inject({ url: '/api/admin/users', headers: adminHeaders })).json();
+    expect(JSON.stringify(owners).match(/owner-twice/g)).toHaveLength(1);
+  });
+
   it('validates admin input and answers 404 for unknown keys', async () => {
     const bad = await t.app.inject({ method: 'POST', url: '/api/admin/keys', headers: adminHeaders, payload: { userId: 'x', scopes: ['admin'] } });
     expect(bad.statusCode).toBe(400);

@@ -223,7 +223,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an owner (idempotent) */
+        /** Create an owner (idempotent: 201 created, 200 when it exists) */
         post: {
             parameters: {
                 query?: never;
@@ -240,6 +240,17 @@ export interface paths {
                 };
             };
             responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            userId: string;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 201: {
                     headers: {

@@ -46,10 +46,18 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/api/admin/users',
-      { schema: { summary: 'Create an owner (idempotent)', tags, security, body: StrictBody({ userId: UserId }), response: { 201: Type.Object({ userId: Type.String() }), ...errors } } },
+      {
+        schema: {
+          summary: 'Create an owner (idempotent: 201 created, 200 when it exists)',
+          tags,
+          security,
+          body: StrictBody({ userId: UserId }),
+          response: { 200: Type.Object({ userId: Type.String() }), 201: Type.Object({ userId: Type.String() }), ...errors },
+        },
+      },
       async (request, reply) => {
-        await ensureUser(db, request.body.userId);
-        return reply.status(201).send({ userId: request.body.userId });
+        const created = await ensureUser(db, request.body.userId);
+        return reply.status(created ? 201 : 200).send({ userId: request.body.userId });
       },
     );
 
