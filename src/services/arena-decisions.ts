@@ -231,7 +231,7 @@ export async function decisionsPage(db: Queryable, q: DatasetQuery) {
   const next: DatasetCursor = {
     // Settled decisions page in resolution order, a house agent's open ones by id.
     d: last ? (open ? last.id : last.resolvedSeq!) : q.cursor.d,
-    o: opportunities.at(-1)?.id ?? q.cursor.o,
+    o: opportunities.at(-1)?.recordedSeq ?? q.cursor.o,
   };
   const nextCursor = hasMore ? encodeCursor(next) : null;
   return {

@@ -56,6 +56,8 @@ export interface DecisionRow {
   id: number;
   /** Position in the dataset's resolution order (won/lost decisions only), else null. */
   resolvedSeq: number | null;
+  /** Position in the opportunities' record order (non-opened records only), else null. */
+  recordedSeq: number | null;
   decisionUuid: string;
   schemaVersion: number;
   opportunityKind: OpportunityKind;
@@ -249,7 +251,7 @@ export async function settleDecision(tx: Queryable, by: { decisionUuid: string }
 }
 
 const iso = (column: SQL) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-export const decisionColumns = sql`d.id::float8 as id, d.resolved_seq::float8 as "resolvedSeq", d.decision_uuid::text as "decisionUuid", d.schema_version as "schemaVersion",
+export const decisionColumns = sql`d.id::float8 as id, d.resolved_seq::float8 as "resolvedSeq", d.recorded_seq::float8 as "recordedSeq", d.decision_uuid::text as "decisionUuid", d.schema_version as "schemaVersion",
   d.opportunity_kind as "opportunityKind", d.reason_code as "reasonCode", d.result,
   d.evaluation_policy_version as "evaluationPolicyVersion", d.execution_policy_version as "executionPolicyVersion",
   d.key_id as "apiKeyId", d.agent, d.agent_model as "agentModel", d.venue, d.event_title as "eventTitle",
@@ -270,7 +272,8 @@ export const decisionColumns = sql`d.id::float8 as id, d.resolved_seq::float8 as
 export const eventIdOf = (stored: string | number | null): string | number | null => (typeof stored === 'string' && /^\d{1,15}$/.test(stored) ? Number(stored) : stored);
 
 function normalize(row: DecisionRow): DecisionRow {
-  return { ...row, id: Number(row.id), resolvedSeq: row.resolvedSeq === null ? null : Number(row.resolvedSeq), eventId: eventIdOf(row.eventId) };
+  const seq = (n: number | null) => (n === null ? null : Number(n));
+  return { ...row, id: Number(row.id), resolvedSeq: seq(row.resolvedSeq), recordedSeq: seq(row.recordedSeq), eventId: eventIdOf(row.eventId) };
 }
 
 async function findOne(db: Queryable, where: SQL): Promise<DecisionRow | null> {
@@ -335,13 +338,13 @@ export async function countOpenDecisions(db: Queryable, keyId: number): Promise<
   return row?.n ?? 0;
 }
 
-/** Non-opened opportunities of public agents after `afterId`, oldest first. */
-export async function listOpportunities(db: Queryable, afterId: number, limit: number, keyId: number | null): Promise<DecisionRow[]> {
+/** Non-opened opportunities of public agents recorded after `afterSeq`, in record order (limit + 1). */
+export async function listOpportunities(db: Queryable, afterSeq: number, limit: number, keyId: number | null): Promise<DecisionRow[]> {
   const rows = await queryRows<DecisionRow>(
     db,
     sql`select ${decisionColumns} from arena_decisions d
-        where d.opportunity_kind <> 'opened' and d.id > ${afterId} and ${agentFilter(keyId)} and ${publicKey}
-        order by d.id limit ${limit + 1}`,
+        where d.recorded_seq > ${afterSeq} and ${agentFilter(keyId)} and ${publicKey}
+        order by d.recorded_seq limit ${limit + 1}`,
   );
   return rows.map(normalize);
 }
@@ -372,12 +375,15 @@ export async function listDecisionScores(db: Queryable, keyId: number): Promise<
   );
 }
 
-/** Newest decision id, newest resolution and the key-identity version: a new record, a settlement or a publish change shows at once. */
+/**
+ * Newest decision id, newest resolution, newest recorded opportunity and the key-identity version:
+ * a new record (also one whose lower id commits late), a settlement or a publish change shows at once.
+ */
 export async function latestDecisionMarker(db: Queryable): Promise<string> {
-  const [row] = await queryRows<{ d: string | number; r: string | number; k: string | number }>(
+  const [row] = await queryRows<{ d: string | number; r: string | number; o: string | number; k: string | number }>(
     db,
     sql`select (select coalesce(max(id), 0) from arena_decisions) as d, (select coalesce(max(resolved_seq), 0) from arena_decisions) as r,
-          (select version from arena_identity_version where id = 1) as k`,
+          (select coalesce(max(recorded_seq), 0) from arena_decisions) as o, (select version from arena_identity_version where id = 1) as k`,
   );
-  return `${row?.d}:${row?.r}:${row?.k}`;
+  return `${row?.d}:${row?.r}:${row?.o}:${row?.k}`;
 }
