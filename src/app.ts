@@ -1,4 +1,4 @@
-import { acceptEmptyJsonBody } from './http/json-body.js';
+import { jsonBodiesOnly } from './http/json-body.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pmTradingRoutes } from './http/routes/agent/pm.js';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -125,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     pluginTimeout: 60_000,
     schemaController: { compilersFactory: { buildSerializer: serializedOnFirstUse } },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  acceptEmptyJsonBody(app);
+  jsonBodiesOnly(app);
   // Bodies uncoerced, query/params coerced; no control characters, only finite safe numbers.
   app.setValidatorCompiler(compiledOnFirstUse(requestValidatorCompiler()));
 

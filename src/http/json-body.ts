@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * JSON bodies parsed as Fastify's own parser does (prototype-poisoning checks included), except
+ * The API reads JSON bodies only, parsed as Fastify's own parser does (prototype-poisoning checks included), except
  * that an empty body is no body: clients that send `Content-Type: application/json` on every
  * POST could not call a bodyless route (a spot order cancel) — Fastify answered 400. A route that
  * needs a body still refuses the missing one by its schema (400 naming `body`).
  */
-export function acceptEmptyJsonBody(app: FastifyInstance): void {
+export function jsonBodiesOnly(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // JSON is the only body the API reads: text/plain answers 415 like any other media type, not a
+  // 400 "body must be object" from a string that Fastify's text parser let through.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') {
       done(null, undefined);

@@ -26,8 +26,11 @@ describe('error envelope', () => {
     const huge = await t.app.inject({ method: 'POST', url: HARNESS_URL, headers, payload: JSON.stringify({ pad: 'x'.repeat(70_000) }) });
     expect(huge.statusCode).toBe(413);
     expect(huge.json().error).toBe('payload_too_large');
-    const text = await t.app.inject({ method: 'POST', url: HARNESS_URL, headers: { ...bearer(key), 'content-type': 'application/xml' }, payload: '<a/>' });
-    expect(text.statusCode).toBe(415);
+    for (const [type, payload] of [['application/xml', '<a/>'], ['text/plain', 'hello'], ['text/plain; charset=utf-8', '{"amount": 1}']]) {
+      const other = await t.app.inject({ method: 'POST', url: HARNESS_URL, headers: { ...bearer(key), 'content-type': type! }, payload });
+      expect(other.statusCode, type).toBe(415);
+      expect(other.json(), type).toMatchObject({ error: 'unsupported_media_type' });
+    }
   });
 
   it('never leaks stacks or SQL in 5xx bodies', async () => {
