@@ -121,11 +121,14 @@ export async function loadMarketOr404(database: Database, clock: Clock, source: 
 }
 
 /** The quote body (supplement 1.9) without the observation. */
-export function quoteBody(p: PmPricing, input: PmQuoteInput) {
+export function quoteBody(p: PmPricing, input: PmQuoteInput, openEnabled: boolean) {
   const shares = p.fill ? round(p.fill.sharesMusd) : null;
+  // An open refused by the server flag (PM_OPEN_ENABLED) is not eligible, whatever the market says.
+  const blockReasons = openEnabled ? p.blockReasons : ['feature_disabled', ...p.blockReasons];
+  const entryEligible = blockReasons.length === 0 && p.fill !== null;
   return {
-    eligible: p.blockReasons.length === 0 && p.fill !== null,
-    blockReasons: p.blockReasons,
+    eligible: entryEligible,
+    blockReasons,
     fillBasis: PM_FILL_BASIS,
     side: p.side,
     entryProbability: p.entryProbability,
@@ -144,7 +147,7 @@ export function quoteBody(p: PmPricing, input: PmQuoteInput) {
     eligibility: {
       settlementState: p.market.resolution ? (p.market.resolution.state === 'voided' ? 'voided' : 'settled') : 'pending',
       shape: p.market.kind,
-      entryEligible: p.blockReasons.length === 0 && p.fill !== null,
+      entryEligible,
       alertEligible: p.market.status === 'open' && !p.market.resolution,
       settlementEligible: p.market.supportsTrading,
       limbo: p.market.status !== 'open' && !p.market.resolution,

@@ -258,6 +258,9 @@ describe('POST /api/agent/futures/open', () => {
       expect(res.statusCode).toBe(403);
       expect(res.json().error).toBe('feature_disabled');
       expect(res.json().message).toMatch(/not enabled/);
+      const quote = { coinId: '1', side: 'long', leverage: 2, marginMusd: 50 };
+      expect((await post(off, key, 'quote', quote)).json()).toMatchObject({ eligible: false, blockReasons: ['feature_disabled'] });
+      expect((await post(t, key, 'quote', quote)).json()).toMatchObject({ eligible: true, blockReasons: [] });
       const closed = await post(off, key, 'close', { positionId: opened.id, idempotencyKey: ik() });
       expect(closed.statusCode).toBe(200);
       expect(closed.json().position.status).toBe('closed');

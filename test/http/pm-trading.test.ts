@@ -178,13 +178,19 @@ describe('POST /api/agent/pm/open', () => {
     await booksBalanced();
   });
 
-  it('answers 403 feature_disabled when PM_OPEN_ENABLED is off', async () => {
-    const off = await createTestApp({ config: { pmOpenEnabled: false } });
+  it('answers 403 feature_disabled when PM_OPEN_ENABLED is off, and its quotes say so', async () => {
+    const off = await createTestApp({ testDb: t.testDb, clock: t.clock, config: { pmOpenEnabled: false } });
     try {
       const { key } = await off.newKey(['read', 'trade:pm']);
       const res = await off.app.inject({ method: 'POST', url: '/api/agent/pm/open', headers: bearer(key), payload: openBody(markets[0]!) });
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ error: 'feature_disabled', message: 'PM mock trading is not enabled' });
+      const { idempotencyKey: _k, ...quoteInput } = openBody(markets[0]!);
+      const quote = await off.app.inject({ method: 'POST', url: '/api/agent/pm/quote', headers: bearer(key), payload: quoteInput });
+      expect(quote.statusCode).toBe(200);
+      expect(quote.json()).toMatchObject({ eligible: false, blockReasons: ['feature_disabled'], eligibility: { entryEligible: false } });
+      // The same quote where opens are enabled is eligible: the flag is the only reason.
+      expect((await post(key, 'quote', quoteInput)).json()).toMatchObject({ eligible: true, blockReasons: [] });
     } finally {
       await off.close();
     }

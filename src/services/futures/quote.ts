@@ -19,12 +19,13 @@ export async function quoteFutures(
   db: Queryable,
   market: MarketFeed,
   nowMs: number,
-  req: { keyId: number; coin: CoinRef; side: FuturesSide; leverage: number; marginMusd: number },
+  req: { keyId: number; coin: CoinRef; side: FuturesSide; leverage: number; marginMusd: number; openEnabled: boolean },
 ) {
   const read = readMark(market, req.coin.coinId, nowMs);
   const leverage = new Decimal(req.leverage);
   const margin = new Decimal(req.marginMusd);
-  const blockReasons: string[] = read.problem ? [read.problem] : [];
+  // An open refused by the server flag (FUTURES_OPEN_ENABLED) is not eligible, whatever the market says.
+  const blockReasons: string[] = [...(req.openEnabled ? [] : ['feature_disabled']), ...(read.problem ? [read.problem] : [])];
   const terms = read.mark ? openTerms(req.side, read.mark, leverage, margin) : null;
 
   // the book and the coin's open position in one read (none from the book cache); a key without a book has the starting cash

@@ -40,6 +40,7 @@ export function futuresQuoteRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
           side: body.side,
           leverage: body.leverage,
           marginMusd: body.marginMusd,
+          openEnabled: ctx.config.futuresOpenEnabled,
         });
         request.ledgerNote = { observation: quote.observation, ...(quote.eligible ? {} : { blockReasons: quote.blockReasons }) };
         return quote;

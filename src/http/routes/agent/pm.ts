@@ -88,7 +88,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const nowMs = ctx.clock.now();
         const market = await loadMarketOr404(ctx.database, ctx.clock, body.source, body.slug);
         const p = pricePm(market, body, nowMs);
-        const quote = quoteBody(p, body);
+        const quote = quoteBody(p, body, ctx.config.pmOpenEnabled);
         const { agentTrace: _t, ...inputs } = body;
         return {
           ...quote,
