@@ -58,7 +58,7 @@ export function replayOf(
 ): EffectResult {
   if (existing.requestHash !== requestHash || existing.statusCode === null) {
     throw new ApiError(409, 'idempotency_key_conflict', 'this idempotencyKey was already used for a different request', {
-      field: 'idempotencyKey',
+      field: 'body.idempotencyKey',
     });
   }
   return {

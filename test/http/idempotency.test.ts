@@ -41,7 +41,7 @@ describe('idempotent trade writes', () => {
     expect((await freeze(key, { amount: 10, idempotencyKey: 'k' })).statusCode).toBe(201);
     const conflict = await freeze(key, { amount: 11, idempotencyKey: 'k' });
     expect(conflict.statusCode).toBe(409);
-    expect(conflict.json()).toMatchObject({ error: 'idempotency_key_conflict', field: 'idempotencyKey' });
+    expect(conflict.json()).toMatchObject({ error: 'idempotency_key_conflict', field: 'body.idempotencyKey' });
     expect((await findWallet(t.ctx.database.db, keyId))!.frozen.toNumber()).toBe(10);
   });
 
