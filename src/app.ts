@@ -32,7 +32,7 @@ import { newsRoute } from './http/routes/agent/news.js';
 import type { NewsSource } from './news/types.js';
 import { systemRoutes } from './http/routes/system.js';
 import { guideRoutes } from './http/routes/guide.js';
-import { webRoutes } from './web/routes.js';
+import { pageNotFound, webRoutes } from './web/routes.js';
 import { requestValidatorCompiler } from './http/validation.js';
 import { LedgerWriter, type LedgerStore } from './ledger/writer.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-store.js';
@@ -163,7 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // Before auth (its channel mark must be set on calls auth refuses) and before the routes (tools derive from their schemas).
   installMcp(app, ctx);
-  installErrorHandling(app);
+  installErrorHandling(app, pageNotFound);
   declareFrameworkErrors(app);
   if (deps.checkResponses) await installResponseCheck(app);
   installAgentAuth(app, ctx);

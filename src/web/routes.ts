@@ -3,7 +3,7 @@
  * (never by calling our own HTTP API). Public pages carry `publicRate` (the per-IP budget of the
  * keyless routes) and the Cache-Control of the JSON they mirror.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BOARD_WINDOWS, DEFAULT_WINDOW, type BoardWindow } from '../arena/windows.js';
 import { decodeCursor } from '../arena/dataset-cursor.js';
 import { handleFor, keyIdFromHandle } from '../domain/api-keys.js';
@@ -71,6 +71,19 @@ function send(reply: FastifyReply, cache: string, r: Rendered, status = 200): Fa
 
 function notFoundPage(reply: FastifyReply, path: string, what: string): FastifyReply {
   return send(reply, 'no-store', { title: 'Not found', path, body: html`<h1>Not found</h1><p>${what}</p><p><a href="/">Home</a></p>` }, 404);
+}
+
+/** First path segments that belong to the pages (everything under them is a page address). */
+const PAGE_SECTIONS = new Set(WEB_PATHS.map((p) => p.split('/')[1]!).filter((section) => section !== ''));
+
+/**
+ * The HTML 404 for an address under a page section that no page route matched (`/markets/`,
+ * `/arena/a7-x/`), or null for any other address (the API's JSON 404 answers those).
+ */
+export function pageNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply | null {
+  const path = request.url.split('?')[0]!;
+  if (!PAGE_SECTIONS.has(path.split('/')[1] ?? '')) return null;
+  return notFoundPage(reply, path.length > 200 ? `${path.slice(0, 200)}…` : path, 'There is no page at this address.');
 }
 
 const CHART: Pick<Rendered, 'scripts' | 'styles'> = { scripts: ['uplot.js', 'charts.js'], styles: ['uplot.css'] };

@@ -52,4 +52,20 @@ describe('web pages over HTTP', () => {
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ error: 'not_found' });
   });
+
+  it('answers an unmatched address under a page section with the HTML 404 page, the API with JSON', async () => {
+    for (const url of ['/markets/', '/arena/a7-x/', '/coins/1/extra', '/competitions/a/b?x=<script>']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control'], url).toBe('no-store');
+      expect(res.body, url).toContain('Not found');
+      expect(res.body, url).not.toContain('<script>');
+    }
+    for (const url of ['/api/agent/nope', '/nope', '/staticx']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json(), url).toMatchObject({ error: 'not_found' });
+    }
+  });
 });

@@ -31,8 +31,11 @@ function validationMessage(error: FastifyError, field: string): string {
  */
 const CANNOT_NAME_ANYTHING = new Set(['x-no-controls', 'x-no-controls-deep', 'x-no-control-keys', 'x-finite', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
 
-/** One envelope for every error; bad input is always 4xx; no stack or SQL ever leaves. */
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * One envelope for every error; bad input is always 4xx; no stack or SQL ever leaves.
+ * `pageNotFound` answers unmatched addresses that belong to the web pages (null: not one of them).
+ */
+export function installErrorHandling(app: FastifyInstance, pageNotFound?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       return reply.status(error.statusCode).headers(error.headers).send(error.body());
@@ -59,6 +62,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    const page = pageNotFound?.(request, reply);
+    if (page) return page;
     const path = request.url.split('?')[0]!;
     const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
     reply.status(404).send({ error: 'not_found', message: `no route ${request.method} ${shown}` });
