@@ -96,8 +96,8 @@ describe('paper_trade_write', () => {
     for (const table of ['pm_positions', 'arena_decisions']) {
       const columns = await queryRows<{ name: string }>(
         t.ctx.database.db,
-        // resolved_seq is drawn by a trigger at settlement (migration 0026), never inserted.
-        sql`select column_name as name from information_schema.columns where table_schema = 'public' and table_name = ${table} and column_name not in ('id', 'resolved_seq')`,
+        // resolved_seq and recorded_seq are drawn by triggers (migrations 0026, 0027), never inserted.
+        sql`select column_name as name from information_schema.columns where table_schema = 'public' and table_name = ${table} and column_name not in ('id', 'resolved_seq', 'recorded_seq')`,
       );
       const statement = new RegExp(`INSERT INTO ${table} \\(([^)]*)\\)\\s*SELECT ([^]*?)\\s*FROM jsonb_populate_record\\(null::${table}`).exec(fn!.def);
       const listed = statement?.[1]?.split(',').map((c) => c.trim());
