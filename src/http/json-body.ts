@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * The API reads JSON bodies only, parsed as Fastify's own parser does (prototype-poisoning checks included), except
- * that an empty body is no body: clients that send `Content-Type: application/json` on every
- * POST could not call a bodyless route (a spot order cancel) — Fastify answered 400. A route that
- * needs a body still refuses the missing one by its schema (400 naming `body`).
+ * The API reads JSON bodies only, parsed as Fastify's own parser does (prototype-poisoning checks
+ * included), except that an empty body is no body: clients that send `Content-Type:
+ * application/json` on every POST could not call a bodyless route (a spot order cancel) — Fastify
+ * answered 400. A route that needs a body still refuses the missing one by its schema (400 naming
+ * `body`).
  */
 export function jsonBodiesOnly(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');

@@ -41,8 +41,9 @@ const invalidKey = () => new ApiError(401, 'unauthorized', 'the API key is inval
 
 /**
  * Resolves the key of every scoped route, applies its request budget, checks the route's scope
- * (contract §5), then its trade-write budget. The hook is attached to the scoped routes only, with their budgets and scope
- * fixed at registration; a cached key is admitted without leaving the call stack.
+ * (contract §5), then its trade-write budget. The hook is attached to the scoped routes only,
+ * with their budgets and scope fixed at registration; a cached key is admitted without leaving
+ * the call stack.
  */
 export function installAgentAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onRoute', (route) => {
