@@ -252,6 +252,10 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
     const huge = await t.app.inject({ method: 'POST', url: '/mcp', headers, payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(70_000) } }) });
     expect(huge.statusCode).toBe(413);
     expect(huge.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, data: { error: 'payload_too_large' } } });
+    for (const params of [{ name: 'account_me', arguments: 'x' }, { arguments: {} }, undefined]) {
+      const res = await t.app.inject({ method: 'POST', url: '/mcp', headers, payload: { jsonrpc: '2.0', id: 7, method: 'tools/call', params } });
+      expect(res.json(), JSON.stringify(params)).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+    }
   });
 
   it('answers GET and DELETE with 405 (stateless endpoint)', async () => {

@@ -12,6 +12,7 @@ export const MCP_PATH = '/mcp';
 /** JSON-RPC 2.0 error codes for a request refused before any method ran. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
 const SERVER_ERROR = -32000;
 
 /** A JSON-RPC error as the HTTP answer (what an MCP client reads when the request itself is refused). */
@@ -29,6 +30,20 @@ function bodyError(error: FastifyError, _request: FastifyRequest, reply: Fastify
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return rpcError(reply, 413, 'payload_too_large', 'the request body is over 64 KB', INVALID_REQUEST);
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return rpcError(reply, 415, 'unsupported_media_type', 'send JSON-RPC as application/json', INVALID_REQUEST);
   return rpcError(reply, status, 'invalid_request', 'the body is not valid JSON', PARSE_ERROR);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A `tools/call` whose params cannot name a call (no tool name, arguments not an object): the SDK
+ * would answer -32603 with its parser's dump; JSON-RPC says -32602 (invalid params).
+ */
+function malformedToolCall(body: unknown): { id: unknown; message: string } | null {
+  if (!isObject(body) || body.method !== 'tools/call') return null;
+  const params = body.params;
+  if (!isObject(params) || typeof params.name !== 'string') return { id: body.id ?? null, message: 'params.name: the tool to call' };
+  if (params.arguments !== undefined && !isObject(params.arguments)) return { id: body.id ?? null, message: 'params.arguments: an object of the tool\'s arguments' };
+  return null;
 }
 
 /** The session's caller: keyless without a key; a bad key is refused like on REST (401). */
@@ -66,6 +81,10 @@ export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
       if (typeof caller === 'string') {
         reply.header('www-authenticate', 'Bearer error="invalid_token"');
         return rpcError(reply, 401, 'unauthorized', caller);
+      }
+      const malformed = malformedToolCall(request.body);
+      if (malformed) {
+        return reply.header('content-type', 'application/json').send({ jsonrpc: '2.0', id: malformed.id, error: { code: INVALID_PARAMS, message: malformed.message } });
       }
       // Not closed afterwards: a per-request pair holds no timer or socket, and close() costs an Error per call.
       const server = createMcpServer(registry, caller);
