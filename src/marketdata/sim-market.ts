@@ -163,11 +163,12 @@ export class SimMarket implements MarketReads {
       const openMs = openSec * 1000;
       if (openMs + MS_PER_MINUTE > fromMs && openMs <= toMs) take(l, h);
     });
-    // Older than the last hour: 5-minute bars.
+    // Older than the last hour: 5-minute bars that begin inside the window. A bar that began
+    // before `fromMs` would let a resting order fill on prices from before it rested.
     if (fromMs < firstMinuteMs) {
       this.book.scanLowHigh('1D', i, (openSec, l, h) => {
         const openMs = openSec * 1000;
-        if (openMs + 300_000 > fromMs && openMs < Math.min(toMs, firstMinuteMs)) take(l, h);
+        if (openMs >= fromMs && openMs < Math.min(toMs, firstMinuteMs)) take(l, h);
       });
     }
     // This minute's ticks.
