@@ -93,7 +93,9 @@ export function toPositionRows(part: unknown): FuturesPositionRow[] {
 
 /** The open position of one coin as a book part: its side and leverage (null without one). */
 export function openPositionPart(coinId: string): BookPart {
-  return cacheable(sql`(select json_build_object('side', p.side, 'leverage', p.leverage::text)
+  return cacheable(sql`(select json_build_object('side', p.side, 'leverage', p.leverage::text, 'entryPrice', p.entry_price::text,
+      'margin', p.margin::text, 'sizeCoin', p.size_coin::text, 'openFeesUnrealized', p.open_fees_unrealized::text,
+      'liquidationPrice', p.liquidation_price::text, 'stopLossPrice', p.stop_loss_price::text, 'takeProfitPrice', p.take_profit_price::text)
     from futures_positions p where p.key_id = w.key_id and p.coin_id = ${coinId} and p.status = 'open')`, `openPosition(${coinId})`);
 }
 

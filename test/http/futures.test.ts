@@ -201,12 +201,44 @@ describe('POST /api/agent/futures/open', () => {
     try {
       const rescue = await open(key, { coinId: '1', side: 'long', leverage: 3, marginMusd: 100 });
       expect(rescue.json().blockReasons).toEqual(['position_at_liquidation']);
+      const quote = await post(t, key, 'quote', { coinId: '1', side: 'long', leverage: 3, marginMusd: 100 });
+      expect(quote.json()).toMatchObject({ eligible: false, blockReasons: ['position_at_liquidation'] });
     } finally {
       t.market.set('1', 50_000, t.clock.now());
     }
     const after = (await findWallet(t.ctx.database.db, keyId))!;
     expect(after.available.eq(before.available)).toBe(true);
     expect(after.frozenFutures.eq(before.frozenFutures)).toBe(true);
+  });
+
+  it('refuses an add that would move the liquidation price past the kept stop-loss; the quote says so first', async () => {
+    const { key, keyId } = await t.newKey();
+    // long 10× at 50,000: liquidation 45,250, stop-loss 46,000 between it and the mark
+    expect((await open(key, { coinId: '1', side: 'long', leverage: 10, marginMusd: 100, stopLossPrice: 46_000 })).statusCode).toBe(201);
+    t.market.set('1', 55_000, t.clock.now());
+    try {
+      // adding 1,000 at 55,000 lifts the entry to ~54,505 and the liquidation to ~49,327, above the stop-loss
+      const big = { coinId: '1', side: 'long', leverage: 10, marginMusd: 1_000 };
+      const quote = await post(t, key, 'quote', big);
+      expect(quote.json()).toMatchObject({ eligible: false, blockReasons: ['stop_loss_not_above_liquidation'] });
+      const before = (await findWallet(t.ctx.database.db, keyId))!;
+      const refused = await open(key, big);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json()).toMatchObject({ error: 'futures_entry_blocked', blockReasons: ['stop_loss_not_above_liquidation'] });
+      const after = (await findWallet(t.ctx.database.db, keyId))!;
+      expect(after.available.eq(before.available)).toBe(true);
+      expect(after.frozenFutures.eq(before.frozenFutures)).toBe(true);
+      // a small add moves the liquidation price only to ~45,627: the stop-loss still guards it
+      const small = { coinId: '1', side: 'long', leverage: 10, marginMusd: 10 };
+      expect((await post(t, key, 'quote', small)).json()).toMatchObject({ eligible: true, blockReasons: [] });
+      const added = await open(key, small);
+      expect(added.statusCode).toBe(200);
+      expect(added.json().position.stopLossPrice).toBe(46_000);
+      expect(added.json().position.liquidationPrice).toBeLessThan(46_000);
+    } finally {
+      t.market.set('1', 50_000, t.clock.now());
+    }
+    await booksBalanced();
   });
 
   it('refuses dead triggers, too little cash and a stale or missing mark with stable codes', async () => {

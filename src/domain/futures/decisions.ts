@@ -11,7 +11,13 @@ import { triggerProblems } from './triggers.js';
 
 const REF = 'futures_position';
 
-export function positionState(row: PositionRecord): PositionState {
+/** The fields of an open position an add is decided on (the quote reads just these). */
+export type AddTarget = Pick<
+  PositionRecord,
+  'side' | 'leverage' | 'entryPrice' | 'margin' | 'sizeCoin' | 'openFeesUnrealized' | 'liquidationPrice' | 'stopLossPrice' | 'takeProfitPrice'
+>;
+
+export function positionState(row: AddTarget): PositionState {
   return {
     side: row.side,
     leverage: new Decimal(row.leverage),
@@ -20,6 +26,25 @@ export function positionState(row: PositionRecord): PositionState {
     sizeCoin: new Decimal(row.sizeCoin),
     openFeesUnrealized: new Decimal(row.openFeesUnrealized),
   };
+}
+
+const optionalPrice = (price: string | null): Decimal | null => (price === null ? null : new Decimal(price));
+
+/**
+ * Why adding `margin` at `mark` to the open position is refused (supplement 3.3); empty = it may.
+ * The add keeps the triggers but moves the liquidation price, so a stop-loss the new price
+ * would pass could never fire: the dead-trigger codes (1.6) refuse that add.
+ */
+export function addBlockReasons(existing: AddTarget, side: FuturesSide, leverage: Decimal, mark: Decimal | null, margin: Decimal): string[] {
+  const reasons: string[] = [];
+  if (existing.side !== side) reasons.push('opposite_side_open');
+  if (!new Decimal(existing.leverage).eq(leverage)) reasons.push('leverage_mismatch');
+  // without a mark (the quote reports price_unavailable / price_stale) only side and leverage are judged
+  if (reasons.length > 0 || !mark) return reasons;
+  // an add must not average a position the risk job is about to liquidate back to life
+  if (isThroughLiquidation(existing.side, mark, new Decimal(existing.liquidationPrice))) return ['position_at_liquidation'];
+  const merged = addToPosition(positionState(existing), mark, margin);
+  return triggerProblems(side, mark, merged.liquidationPrice, optionalPrice(existing.stopLossPrice), optionalPrice(existing.takeProfitPrice));
 }
 
 export interface OpenIntent {
@@ -47,11 +72,8 @@ export function decideOpen(intent: OpenIntent, cashAvailable: Decimal, existing:
   const terms = openTerms(side, mark, leverage, margin);
   const reasons: string[] = [];
   if (existing) {
-    if (existing.side !== side) reasons.push('opposite_side_open');
-    if (!new Decimal(existing.leverage).eq(leverage)) reasons.push('leverage_mismatch');
+    reasons.push(...addBlockReasons(existing, side, leverage, mark, margin));
     if (stopLoss || takeProfit) reasons.push('sl_tp_not_allowed_on_add');
-    // an add must not average a position the risk job is about to liquidate back to life
-    if (isThroughLiquidation(existing.side, mark, new Decimal(existing.liquidationPrice))) reasons.push('position_at_liquidation');
   } else {
     reasons.push(...triggerProblems(side, mark, terms.liquidationPrice, stopLoss, takeProfit));
   }

@@ -1,4 +1,5 @@
 import { MAX_LEVERAGE, MIN_MARGIN_MUSD, openTerms, type FuturesSide } from '../../domain/futures/position-math.js';
+import { addBlockReasons, type AddTarget } from '../../domain/futures/decisions.js';
 import { futuresExecutionModel } from '../../domain/execution-model.js';
 import type { CoinRef } from '../../domain/coin-ref.js';
 import { buildObservation } from '../../domain/observation.js';
@@ -30,9 +31,8 @@ export async function quoteFutures(
 
   // the book and the coin's open position in one read (none from the book cache); a key without a book has the starting cash
   const book = await readBook(db, req.keyId, { position: openPositionPart(req.coin.coinId) });
-  const existing = (book?.parts.position ?? null) as { side: string; leverage: string } | null;
-  if (existing && existing.side !== req.side) blockReasons.push('opposite_side_open');
-  if (existing && !new Decimal(existing.leverage).eq(leverage)) blockReasons.push('leverage_mismatch');
+  const existing = (book?.parts.position ?? null) as AddTarget | null;
+  if (existing) blockReasons.push(...addBlockReasons(existing, req.side, leverage, read.mark ?? null, margin));
   const available = book ? book.wallet.available : STARTING_CASH_MUSD;
   if (terms && margin.plus(terms.fee).gt(available)) blockReasons.push('insufficient_usdt_balance');
 
