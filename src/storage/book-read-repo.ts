@@ -44,7 +44,8 @@ export async function readBook<P extends string>(db: Queryable, keyId: number, p
                  w.cash_frozen_pm::text as "frozenPm", w.cash_frozen_futures::text as "frozenFutures"${sql.join(columns, sql``)}
           from wallets w where w.key_id = ${keyId}`,
     );
-    return found;
+    // null, not undefined: "no book yet" is cached like a row (creating the wallet signals the key)
+    return found ?? null;
   };
   const cache = bookCacheOf(db);
   const cacheKey = cache ? partsKey(names, parts) : null;

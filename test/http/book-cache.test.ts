@@ -97,6 +97,19 @@ describe('book cache', () => {
     expect(cache().hits - hits).toBeGreaterThanOrEqual(READS.length);
   });
 
+  it('caches "no book yet" too, until the first write creates the book', async () => {
+    const { key: fresh } = await t.newKey();
+    const quote = () => t.app.inject({ method: 'POST', url: '/api/agent/futures/quote', headers: bearer(fresh), payload: QUOTE }).then((r) => r.json());
+    expect(await quote()).toMatchObject({ eligible: true, blockReasons: [] });
+    const hits = cache().hits;
+    expect(await quote()).toMatchObject({ eligible: true, blockReasons: [] });
+    expect(cache().hits - hits).toBe(1);
+    const open = { coinId: '1027', side: 'long', leverage: 5, marginMusd: 100, idempotencyKey: ik() };
+    const opened = await t.app.inject({ method: 'POST', url: '/api/agent/futures/open', headers: bearer(fresh), payload: open });
+    expect(opened.statusCode, opened.body).toBe(201);
+    expect(await quote()).toMatchObject({ eligible: false, blockReasons: ['opposite_side_open'] });
+  });
+
   it('spot market buy and sell', async () => {
     await afterWrite(() => write('/api/agent/spot/order', { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1, idempotencyKey: ik() }), [
       '/api/agent/portfolio',
