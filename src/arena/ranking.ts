@@ -33,6 +33,8 @@ export function rankScore(realizedPnl: number, wins: number, decided: number): n
 
 export interface Rankable {
   handle: string;
+  /** ≥ 5 decided trades all-time: a windowed board ranks such an agent even with no trade in it (contract §4.2 rule 2) */
+  qualified: boolean;
   realizedPnl: number;
   decided: number;
   score: number;
@@ -42,9 +44,7 @@ export const isQualified = (decided: number) => decided >= QUALIFICATION_DECIDED
 
 /** Qualified first, then rankScore desc; ties: realized PnL desc, decided desc, handle asc. */
 export function compareRankable(a: Rankable, b: Rankable): number {
-  const qa = isQualified(a.decided);
-  const qb = isQualified(b.decided);
-  if (qa !== qb) return qa ? -1 : 1;
+  if (a.qualified !== b.qualified) return a.qualified ? -1 : 1;
   if (a.score !== b.score) return b.score - a.score;
   if (a.realizedPnl !== b.realizedPnl) return b.realizedPnl - a.realizedPnl;
   if (a.decided !== b.decided) return b.decided - a.decided;

@@ -46,6 +46,8 @@ export interface BoardEntry {
   total: Counts;
   decided: number;
   score: number;
+  /** Qualified by all-time decided trades, whatever the window (contract §4.2 rule 2). */
+  qualified: boolean;
   /** A house (demo) agent: all-time figures on every window, ranked after every live row. */
   demo: boolean;
 }
@@ -176,7 +178,8 @@ export class ArenaBoards {
       const venues = windowCounts && !demo ? (windowCounts.get(agent.keyId) ?? emptyVenueCounts()) : agent.venues;
       const total = totalOf(venues);
       const decided = decidedOf(total);
-      return { agent, handle: handleFor(agent.keyId, agent.agentName), window: venues, total, decided, score: rankScore(total.pnl, total.wins, decided), demo };
+      const qualified = isQualified(decidedOf(totalOf(agent.venues)));
+      return { agent, handle: handleFor(agent.keyId, agent.agentName), window: venues, total, decided, score: rankScore(total.pnl, total.wins, decided), qualified, demo };
     });
     entries.sort((a, b) => Number(a.demo) - Number(b.demo) || compareRankable(rankable(a), rankable(b)));
     const rankOf = new Map<number, number>();
@@ -289,7 +292,7 @@ export class ArenaBoards {
         rankDelta: prev === undefined || e.demo ? null : prev - rank,
         model: e.agent.agentModel,
         auditStats: null,
-        qualified: isQualified(e.decided),
+        qualified: e.qualified,
         smallSample: e.decided < SMALL_SAMPLE_BELOW_DECIDED_TRADES,
       };
     });
@@ -334,4 +337,4 @@ export class ArenaBoards {
   }
 }
 
-const rankable = (e: BoardEntry) => ({ handle: e.handle, realizedPnl: e.total.pnl, decided: e.decided, score: e.score });
+const rankable = (e: BoardEntry) => ({ handle: e.handle, qualified: e.qualified, realizedPnl: e.total.pnl, decided: e.decided, score: e.score });

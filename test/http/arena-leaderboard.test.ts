@@ -148,6 +148,13 @@ describe('Arena leaderboard and profiles', { timeout: 120_000 }, () => {
     expect(deltaWeek.sparkline[0]).toBe(0);
     expect(deltaWeek.sparkline.at(-1)).toBe(-200);
     expect(week.find((r: { handle: string }) => r.handle.endsWith('alpha')).realizedPnlMusd).toBe(0);
+    // Qualification is all-time (contract §4.2 rule 2): alpha, qualified but idle this window, ranks
+    // on its 0-PnL row above delta's loss, and charlie (3 decided ever) follows every qualified agent.
+    const weekAlpha = week.find((r: { handle: string }) => r.handle.endsWith('alpha'));
+    expect(weekAlpha).toMatchObject({ decidedTradeCount: 0, qualified: true });
+    expect(handles(week)).toEqual([`a${ids.bravo}-bravo`, `a${ids.alpha}-alpha`, `a${ids.delta}-delta`, `a${ids.charlie}-charlie`, `a${ids.idle}-idle`]);
+    const rollingOrder = handles(rolling);
+    expect(rollingOrder.indexOf(`a${ids.delta}-delta`)).toBeLessThan(rollingOrder.indexOf(`a${ids.charlie}-charlie`));
     // No trade is older than 90 days, so 3m and all serve the same board.
     const threeM = (await get('/api/arena?window=3m&pageSize=50')).body.rows;
     const all = (await get('/api/arena?window=all&pageSize=50')).body.rows;
