@@ -52,12 +52,21 @@ export function handleFor(keyId: number, agentName: string | null): string {
 
 export const HANDLE_PATTERN = /^a([1-9][0-9]*)-[a-z0-9A-Z][a-zA-Z0-9-]*$/;
 
-/** The key id a handle claims, or null for a malformed handle. */
+/** Key ids are PostgreSQL `integer`s; a handle claiming a larger one names no key. */
+const MAX_KEY_ID = 2_147_483_647;
+/** No key has id 0 (ids start at 1): the id of a well-formed handle beyond MAX_KEY_ID. */
+const NO_KEY_ID = 0;
+
+/**
+ * The key id a handle claims, or null for a malformed handle. A well-formed handle with an id
+ * no key can have answers NO_KEY_ID, so callers treat it like any unknown agent (404, matches
+ * nothing), not as malformed (400).
+ */
 export function keyIdFromHandle(handle: string): number | null {
   const match = HANDLE_PATTERN.exec(handle);
   if (!match || handle.length > 64) return null;
   const id = Number(match[1]);
-  return Number.isSafeInteger(id) ? id : null;
+  return id <= MAX_KEY_ID ? id : NO_KEY_ID;
 }
 
 export const USER_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$';

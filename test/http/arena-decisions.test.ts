@@ -167,6 +167,10 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     expect((await get(`/api/arena/decisions?agent=a${pub}-oracle`)).body.count).toBe(3);
     expect((await get(`/api/arena/decisions?agent=a${priv}-quiet`)).body.count).toBe(0);
     expect((await get(`/api/arena/decisions?agent=a${pub}-someone-else`)).body.count).toBe(0);
+    const huge = await get('/api/arena/decisions?agent=a99999999999999999999-x');
+    expect(huge.status).toBe(200);
+    expect(huge.body.count).toBe(0);
+    expect((await get('/api/arena/a2147483648-x')).status).toBe(404);
   });
 
   it('streams jsonl / ndjson, one decision per line, matching the json page', async () => {

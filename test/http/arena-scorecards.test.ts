@@ -105,6 +105,10 @@ describe('Scorecards and scorecard runs', { timeout: 120_000 }, () => {
     for (const path of ['scorecard', 'scorecard/runs']) {
       expect((await get(`/api/arena/agents/not-a-handle/${path}`)).status).toBe(400);
       expect((await get(`/api/arena/agents/a999-nobody/${path}`)).status).toBe(404);
+      // well-formed ids no key can have (beyond PostgreSQL integer, beyond a double's precision) are unknown, not malformed
+      for (const id of ['2147483648', '9007199254740993', '99999999999999999999']) {
+        expect((await get(`/api/arena/agents/a${id}-nobody/${path}`)).status).toBe(404);
+      }
     }
     const goneRuns = (await get(`/api/arena/agents/a${gone}-gone/scorecard/runs`)).body.runs;
     await revokeKey(t.testDb.database.db, gone, new Date(t.clock.now()));
