@@ -6,8 +6,8 @@ import { ArenaBoards } from './arena-board.js';
 import { freezeScorecardRuns } from './arena-scorecards.js';
 
 const HOUR_MS = 3_600_000;
-/** Snapshots older than this are never the newest ≥ 6 h old one of an hourly series. */
-const SNAPSHOT_KEEP_MS = 26 * HOUR_MS;
+/** Kept 7 days (supplement §3.11): after a longer gap in the hourly series, rankDelta still has one to compare with. */
+const SNAPSHOT_KEEP_MS = 7 * 24 * HOUR_MS;
 
 /** Takes one rank snapshot per board window (for rankDelta) and prunes old ones. */
 export async function takeRankSnapshots(database: Database, nowMs: number): Promise<void> {

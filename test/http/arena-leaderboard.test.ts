@@ -183,6 +183,11 @@ describe('Arena leaderboard and profiles', { timeout: 120_000 }, () => {
     const rows = (await get('/api/arena')).body.rows;
     expect(rows[0]).toMatchObject({ handle: `a${ids.delta}-delta`, rank: 1, rankDelta: 2 });
     expect(rows[1]).toMatchObject({ handle: `a${ids.alpha}-alpha`, rankDelta: -1 });
+    // After three days without snapshots (an outage), the first new one keeps the old series
+    // (kept 7 days, supplement §3.11): rankDelta still compares with it, not null for 6 hours.
+    t.clock.advance(3 * DAY);
+    await takeRankSnapshots(t.testDb.database, t.clock.now());
+    expect((await get('/api/arena')).body.rows[0]).toMatchObject({ handle: `a${ids.delta}-delta`, rankDelta: 2 });
   });
 
   it('profiles public agents and 404s unknown, private, malformed, stale or revoked handles', async () => {
