@@ -1,3 +1,5 @@
+import { Decimal, toWire } from '../domain/money.js';
+
 /** Ledger row fields the run manifest reads. */
 export interface ManifestRow {
   eventType: string;
@@ -22,6 +24,62 @@ function tally(values: (string | null)[]): { value: string; count: number }[] {
 const hasObservation = (row: ManifestRow) =>
   typeof row.responseSummary === 'object' && row.responseSummary !== null && 'observation' in row.responseSummary;
 
+/** The distinct entities the rows name, in first-seen order. */
+export function relatedEntitiesOf(rows: Pick<ManifestRow, 'relatedEntityType' | 'relatedEntityId'>[]): { type: string; id: string }[] {
+  const related = new Map<string, { type: string; id: string }>();
+  for (const r of rows) {
+    if (r.relatedEntityType && r.relatedEntityId) related.set(`${r.relatedEntityType}:${r.relatedEntityId}`, { type: r.relatedEntityType, id: r.relatedEntityId });
+  }
+  return [...related.values()];
+}
+
+/** Entity types a trade-log row can realize PnL on (a PM opportunity `decision` is not one). */
+export const TRADE_ENTITY_TYPES: ReadonlySet<string> = new Set(['spot_fill', 'spot_order', 'futures_position', 'pm_position']);
+
+/** A trade-log row of a related entity (`type:id`), as src/storage/trades-repo.ts reads it. */
+export interface RelatedOutcome {
+  entity: string;
+  venue: 'spot' | 'futures' | 'pm';
+  realizedPnl: string | null;
+}
+
+const OUTCOME_VENUES = ['spot', 'futures', 'pm'] as const;
+
+/**
+ * What the run's related entities came to (supplement 2.6 `outcomeSummary`): an entity is
+ * matched when a trade-log row realized PnL on it (a spot sell, a resting fill that sold, a
+ * futures close / trigger / liquidation, a PM settlement); buys, open positions, refunds and
+ * entities without a trade row stay unmatched. Null when the run touched no trade entity.
+ */
+export function outcomeSummaryOf(related: { type: string; id: string }[], outcomes: RelatedOutcome[]) {
+  const wanted = new Set(related.filter((e) => TRADE_ENTITY_TYPES.has(e.type)).map((e) => `${e.type}:${e.id}`));
+  if (wanted.size === 0) return null;
+  const matched = new Map<string, (typeof OUTCOME_VENUES)[number]>();
+  const pnl = { spot: new Decimal(0), futures: new Decimal(0), pm: new Decimal(0) };
+  for (const o of outcomes) {
+    if (o.realizedPnl === null || !wanted.has(o.entity)) continue;
+    matched.set(o.entity, o.venue);
+    pnl[o.venue] = pnl[o.venue].plus(o.realizedPnl);
+  }
+  const count = (venue: (typeof OUTCOME_VENUES)[number]) => [...matched.values()].filter((v) => v === venue).length;
+  return {
+    schema: 'svc.agentRunOutcomeSummary.v1',
+    mode: 'best_effort_related_entities' as const,
+    coverage: matched.size === 0 ? ('none' as const) : matched.size === wanted.size ? ('complete' as const) : ('partial' as const),
+    relatedEntityCount: wanted.size,
+    matchedOutcomeCount: matched.size,
+    unmatchedRelatedEntityCount: wanted.size - matched.size,
+    realizedPnlMusd: toWire(pnl.spot.plus(pnl.futures).plus(pnl.pm)),
+    byVenue: Object.fromEntries(OUTCOME_VENUES.map((v) => [v, { realizedPnlMusd: toWire(pnl[v]), matchedOutcomeCount: count(v) }])) as Record<
+      (typeof OUTCOME_VENUES)[number],
+      { realizedPnlMusd: number; matchedOutcomeCount: number }
+    >,
+    caveat:
+      'matched through the ledger rows’ related entities only: realized PnL of every trade-log row on an entity the run touched, ' +
+      'including later closes by jobs (stop-loss, liquidation, settlement) and by calls outside the run; buys and open positions are unmatched',
+  };
+}
+
 /** The `run` evidence manifest of a ledger export filtered by `runId` (contract supplement 2.6). */
 export function buildRunManifest(input: {
   apiKeyId: number;
@@ -30,6 +88,8 @@ export function buildRunManifest(input: {
   total: number;
   maxRows: number;
   generatedAt: string;
+  /** trade-log rows of the run's related entities (outcomeSummaryOf) */
+  outcomes: RelatedOutcome[];
 }) {
   const { rows } = input;
   const chronological = [...rows].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
@@ -37,10 +97,7 @@ export function buildRunManifest(input: {
   const writes = rows.filter((r) => r.eventType === 'write');
   const quotedBefore = writes.filter((w) => quotes.some((q) => q.startedAt <= w.startedAt && q.venue === w.venue));
   const latencies = rows.map((r) => r.latencyMs).filter((v): v is number => v !== null);
-  const related = new Map<string, { type: string; id: string }>();
-  for (const r of rows) {
-    if (r.relatedEntityType && r.relatedEntityId) related.set(`${r.relatedEntityType}:${r.relatedEntityId}`, { type: r.relatedEntityType, id: r.relatedEntityId });
-  }
+  const related = relatedEntitiesOf(rows);
   const observationCount = rows.filter(hasObservation).length;
   const readsAndQuotes = rows.filter((r) => r.eventType === 'quote' || r.eventType === 'read').length;
   const truncated = input.total > rows.length;
@@ -86,7 +143,7 @@ export function buildRunManifest(input: {
       },
       reproducibilityCaveat: 'paper fills are a model, not a fill guarantee; live market data moves between calls',
     },
-    outcomeSummary: null,
+    outcomeSummary: outcomeSummaryOf(related, input.outcomes),
     evidenceChecklist: { schema: 'svc.agentRunEvidenceChecklist.v1', overallStatus, items },
     summary: {
       apiKeyId: input.apiKeyId,
@@ -105,7 +162,7 @@ export function buildRunManifest(input: {
       eventTypes: tally(rows.map((r) => r.eventType)),
       venues: tally(rows.map((r) => r.venue)),
       ledgerStatuses: tally(rows.map((r) => r.ledgerStatus)),
-      relatedEntities: [...related.values()],
+      relatedEntities: related,
       maxRows: input.maxRows,
       truncated,
     },

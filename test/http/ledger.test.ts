@@ -131,6 +131,49 @@ describe('private ledger', () => {
     const plain = (await get(key, '/api/agent/ledger/export')).json();
     expect(plain.run).toBeNull();
     expect(plain.count).toBeGreaterThanOrEqual(2);
+    expect(exported.run.outcomeSummary).toBeNull(); // the run named no trade entity
+  });
+
+  it('sums what the run’s trades came to in its manifest’s outcomeSummary, matched through related entities', async () => {
+    t.market.set('1', 50_000, t.clock.now());
+    t.market.set('1027', 2_000, t.clock.now());
+    const { key } = await t.newKey(['read', 'trade:spot', 'trade:futures']);
+    let n = 0;
+    const post = async (path: string, body: object, runId: string | null = 'outcome-run') => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/agent/${path}`,
+        headers: { ...bearer(key), ...(runId ? { 'x-service-run-id': runId } : {}) },
+        payload: { idempotencyKey: `oc-${(n += 1)}`, ...body },
+      });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+      return res.json();
+    };
+    await post('spot/order', { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1 }); // a buy: no outcome
+    const sell = await post('spot/order', { coinId: '1', side: 'sell', orderType: 'market', quantity: 0.05 });
+    await post('spot/order', { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.01, limitPrice: 10_000 }); // rests
+    const opened = await post('futures/open', { coinId: '1027', side: 'long', leverage: 5, marginMusd: 100 });
+    t.market.set('1027', 2_100, t.clock.now());
+    await post('futures/close', { positionId: opened.position.id, fraction: 1 }, null); // closed outside the run: still its position's outcome
+    await post('spot/order', { coinId: '1', side: 'sell', orderType: 'market', quantity: 0.05 }, 'other-run');
+    const trades = (await get(key, '/api/agent/trades?limit=50')).json().trades as { venue: string; realizedPnlMusd: number | null; id: number }[];
+    const spotPnl = trades.find((r) => r.id === sell.orderId)!.realizedPnlMusd!;
+    const futuresPnl = trades.find((r) => r.venue === 'futures')!.realizedPnlMusd!;
+    expect(spotPnl).not.toBe(0);
+    expect(futuresPnl).toBeGreaterThan(0);
+    const summary = (await get(key, '/api/agent/ledger/export?runId=outcome-run')).json().run.outcomeSummary;
+    expect(summary).toMatchObject({
+      schema: 'svc.agentRunOutcomeSummary.v1',
+      mode: 'best_effort_related_entities',
+      coverage: 'partial',
+      relatedEntityCount: 4, // two fills, the resting order, the position
+      matchedOutcomeCount: 2,
+      unmatchedRelatedEntityCount: 2,
+      byVenue: { spot: { matchedOutcomeCount: 1 }, futures: { matchedOutcomeCount: 1 }, pm: { realizedPnlMusd: 0, matchedOutcomeCount: 0 } },
+    });
+    expect(summary.byVenue.spot.realizedPnlMusd).toBeCloseTo(spotPnl, 6);
+    expect(summary.byVenue.futures.realizedPnlMusd).toBeCloseTo(futuresPnl, 6);
+    expect(summary.realizedPnlMusd).toBeCloseTo(spotPnl + futuresPnl, 6);
   });
 });
 

@@ -1476,7 +1476,34 @@ export interface paths {
                                     };
                                     reproducibilityCaveat: string;
                                 };
-                                outcomeSummary: null;
+                                outcomeSummary: {
+                                    schema: string;
+                                    /** @enum {string} */
+                                    mode: "best_effort_related_entities";
+                                    /** @enum {string} */
+                                    coverage: "none" | "partial" | "complete";
+                                    /** @description distinct trade entities (spot fills and orders, futures and PM positions) the run named */
+                                    relatedEntityCount: number;
+                                    /** @description of them, those a trade-log row realized PnL on */
+                                    matchedOutcomeCount: number;
+                                    unmatchedRelatedEntityCount: number;
+                                    realizedPnlMusd: number;
+                                    byVenue: {
+                                        spot: {
+                                            realizedPnlMusd: number;
+                                            matchedOutcomeCount: number;
+                                        };
+                                        futures: {
+                                            realizedPnlMusd: number;
+                                            matchedOutcomeCount: number;
+                                        };
+                                        pm: {
+                                            realizedPnlMusd: number;
+                                            matchedOutcomeCount: number;
+                                        };
+                                    };
+                                    caveat: string;
+                                } | null;
                                 evidenceChecklist: {
                                     schema: string;
                                     /** @description pass, warn or fail */

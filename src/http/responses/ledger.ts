@@ -3,6 +3,8 @@ import { Type } from 'typebox';
 import { DateTime, Nullable, OpenObject, StringEnum } from '../schemas.js';
 import { Bool, Int, Num, Str } from './common.js';
 
+const VenueOutcome = Type.Object({ realizedPnlMusd: Num(), matchedOutcomeCount: Int() });
+
 export const LedgerRowView = Type.Object({
   id: Int({ description: 'integer row id; the X-Service-Ledger-Event-Id header of the call' }),
   uuid: Str({ format: 'uuid', description: 'the row id before integer ids (kept beside it)' }),
@@ -70,7 +72,22 @@ const RunManifest = Type.Object({
     executionTiming: Type.Object({ spotMarket: Str(), spotResting: Str(), futures: Str(), predictionMarkets: Str() }),
     reproducibilityCaveat: Str(),
   }),
-  outcomeSummary: Type.Null(),
+  outcomeSummary: Nullable(
+    Type.Object(
+      {
+        schema: Str(),
+        mode: StringEnum(['best_effort_related_entities'] as const),
+        coverage: StringEnum(['none', 'partial', 'complete'] as const),
+        relatedEntityCount: Int({ description: 'distinct trade entities (spot fills and orders, futures and PM positions) the run named' }),
+        matchedOutcomeCount: Int({ description: 'of them, those a trade-log row realized PnL on' }),
+        unmatchedRelatedEntityCount: Int(),
+        realizedPnlMusd: Num(),
+        byVenue: Type.Object({ spot: VenueOutcome, futures: VenueOutcome, pm: VenueOutcome }),
+        caveat: Str(),
+      },
+      { description: 'what the run’s trade entities came to, matched through the ledger rows; null when the run named none' },
+    ),
+  ),
   evidenceChecklist: Type.Object({
     schema: Str(),
     overallStatus: CheckStatus,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { buildRunManifest } from '../../../ledger/run-manifest.js';
+import { buildRunManifest, relatedEntitiesOf } from '../../../ledger/run-manifest.js';
+import { outcomesOfEntities } from '../../../storage/trades-repo.js';
 import { futuresExport } from '../../../services/futures/export.js';
 import { countLedgerRows, listLedgerRows, type LedgerFilters, type LedgerRow } from '../../../storage/ledger-repo.js';
 import type { AppContext } from '../../context.js';
@@ -134,6 +135,7 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const filtered = Object.values(filters).some((v) => v !== undefined);
         const futures = await futuresExport(ctx.database.db, keyId, EXPORT_MAX_ROWS, filtered ? referencedPositionIds(rows) : undefined);
         const data = rows.map(toLedgerView);
+        const outcomes = filters.runId ? await outcomesOfEntities(ctx.database.db, keyId, relatedEntitiesOf(data)) : [];
         const exportedAt = new Date(ctx.clock.now()).toISOString();
         return {
           apiKeyId: keyId,
@@ -141,7 +143,7 @@ export function ledgerRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           count: data.length,
           maxRows: EXPORT_MAX_ROWS,
           run: filters.runId
-            ? buildRunManifest({ apiKeyId: keyId, runId: filters.runId, rows: data, total, maxRows: EXPORT_MAX_ROWS, generatedAt: exportedAt })
+            ? buildRunManifest({ apiKeyId: keyId, runId: filters.runId, rows: data, total, maxRows: EXPORT_MAX_ROWS, generatedAt: exportedAt, outcomes })
             : null,
           data,
           futures: futures.futures,
