@@ -1,7 +1,7 @@
 /** `GET /api/agent/pm/discover` (supplement 1.8): open, quote-ready binary markets on trading venues. */
 import { pmFreshness } from '../domain/freshness.js';
 import { buildObservation } from '../domain/observation.js';
-import { isPinned, pmQuality, qualityGateReasons, shapeBlockReasons, type GateMarket } from '../domain/pm/gates.js';
+import { isOpenAt, isPinned, pmQuality, qualityGateReasons, shapeBlockReasons, type GateMarket } from '../domain/pm/gates.js';
 import { PM_MIN_STAKE_MUSD } from '../domain/pm/pricing.js';
 import type { AppContext } from '../http/context.js';
 import { decisionSupport } from '../pm/decision-support.js';
@@ -21,6 +21,7 @@ function gateMarket(r: PmMarketRow, nowMs: number): GateMarket {
     supportsTrading: venueById(r.source)?.supportsTrading ?? false,
     kind: r.kind as 'binary' | 'multi',
     status: r.status as 'open' | 'closed',
+    endAt: r.endAt?.toISOString() ?? null,
     outcomes: r.outcomes as OutcomeQuote[],
     lastCaptureAt: r.lastCaptureAt?.toISOString() ?? null,
     freshness: pmFreshness(r.lastCaptureAt?.getTime() ?? null, nowMs),
@@ -41,14 +42,14 @@ export async function discoverPm(
   const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();
   const slugOf = (coinId: string) => ctx.market.coin(coinId)?.slug ?? null;
   const items = snap.rows
-    .filter((r) => (source === 'all' ? TRADING.includes(r.source) : r.source === source) && r.status === 'open' && !r.resolutionState && r.kind === 'binary')
+    .filter((r) => (source === 'all' ? TRADING.includes(r.source) : r.source === source) && isOpenAt({ status: r.status as 'open' | 'closed', endAt: r.endAt?.toISOString() ?? null }, nowMs) && !r.resolutionState && r.kind === 'binary')
     .map((r) => {
       const m = gateMarket(r, nowMs);
       const outcomes = m.outcomes;
       const quoteReady = outcomes.some((o) => o.probability > 0 && o.probability < 100);
       const relatedCoins = [...new Set((r.coinIds as string[]).map(slugOf).filter((s): s is string => s !== null))].sort();
       const quality = pmQuality(m);
-      const reasons = [...shapeBlockReasons(m, null), ...qualityGateReasons(quality, nowMs)];
+      const reasons = [...shapeBlockReasons(m, null, nowMs), ...qualityGateReasons(quality, nowMs)];
       const { spread } = spreadOf(r);
       const leader = Math.max(...outcomes.map((o) => o.probability));
       const ds = decisionSupport({ spreadPoints: spread, liquidity: r.liquidity, volume24h: r.volume24h, leaderProbability: leader, endAtMs: r.endAt?.getTime() ?? null, nowMs });

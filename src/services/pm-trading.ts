@@ -3,7 +3,7 @@
  * opens inside the idempotent transaction (the quote is re-read and re-checked there), and
  * the PM position view.
  */
-import { floorBlockReasons, pmQuality, qualityGateReasons, shapeBlockReasons, type PmQuality } from '../domain/pm/gates.js';
+import { floorBlockReasons, isOpenAt, pmQuality, qualityGateReasons, shapeBlockReasons, type PmQuality } from '../domain/pm/gates.js';
 import { chosenSideMid, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
 import { Decimal } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
@@ -51,12 +51,12 @@ export function pricePm(market: VenueMarketRead, input: PmQuoteInput, nowMs: num
   if (!outcome) throw notFound('outcome_not_found', `no outcome ${input.outcomeExternalMarketId} on ${market.source}/${market.slug}`);
   const side = input.side ?? 'yes';
   const stake = new Decimal(input.stakeMusd);
-  const usable = priced(outcome.probability) && !market.resolution && market.status === 'open';
+  const usable = priced(outcome.probability) && !market.resolution && isOpenAt(market, nowMs);
   const entryProbability = priced(outcome.probability) ? chosenSideMid(side, outcome.probability) : null;
   const fill = usable
     ? pmFill(side, { outcomeProbability: outcome.probability, spreadPoints: outcomeSpread(outcome) ?? market.spread ?? 0, liquidityUsd: market.liquidity }, stake)
     : null;
-  const blockReasons = [...shapeBlockReasons(market, outcome), ...floorBlockReasons(entryProbability, input.minEntryProbabilityPct)];
+  const blockReasons = [...shapeBlockReasons(market, outcome, nowMs), ...floorBlockReasons(entryProbability, input.minEntryProbabilityPct)];
   if (stake.lessThan(PM_MIN_STAKE_MUSD)) blockReasons.push('stake_below_min');
   const quality = pmQuality(market);
   const leader = Math.max(...market.outcomes.map((o) => o.probability));

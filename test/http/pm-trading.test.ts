@@ -163,6 +163,26 @@ describe('POST /api/agent/pm/open', () => {
     await booksBalanced();
   });
 
+  it('refuses an entry once the event’s end time has passed, though its stored status is still open', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const m = markets[3]!;
+    const [row] = await queryRows<{ end_at: string | null }>(t.ctx.database.db, sql`select end_at::text from pm_markets where source = ${m.source} and slug = ${m.slug}`);
+    const setEnd = (iso: string | null) => t.ctx.database.db.execute(sql`update pm_markets set end_at = ${iso}::timestamptz where source = ${m.source} and slug = ${m.slug}`);
+    await setEnd(new Date(t.clock.now() - 1_000).toISOString());
+    try {
+      const quote = (await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: 100 })).json();
+      expect(quote).toMatchObject({ eligible: false, blockReasons: ['event_not_open'], sharesEstimate: null });
+      const open = await post(key, 'open', openBody(m));
+      expect(open.statusCode).toBe(422);
+      expect(open.json().blockReasons).toContain('event_not_open');
+      const wallet = await findWallet(t.ctx.database.db, keyId);
+      expect(wallet === null || wallet.frozenPm.isZero()).toBe(true);
+    } finally {
+      await setEnd(row!.end_at);
+    }
+    expect((await post(key, 'open', openBody(m))).statusCode).toBe(201);
+  });
+
   it('executes 50 concurrent duplicates once', async () => {
     const { key, keyId } = await t.newKey(['read', 'trade:pm']);
     const body = openBody(markets[3]!);

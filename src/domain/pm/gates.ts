@@ -26,6 +26,8 @@ export interface GateMarket {
   supportsTrading: boolean;
   kind: 'binary' | 'multi';
   status: 'open' | 'closed';
+  /** the venue's scheduled end (ISO); past it the outcome may be known before the status catches up */
+  endAt: string | null;
   outcomes: GateOutcome[];
   lastCaptureAt: string | null;
   freshness: Freshness;
@@ -57,13 +59,22 @@ export function pmQuality(m: GateMarket): PmQuality | null {
   return { decisionEligible: block.length === 0, warningReasons: warn, blockReasons: block, policyVersion: PM_QUALITY_POLICY_VERSION, assessedAt: m.lastCaptureAt };
 }
 
+/**
+ * Open for entries at `nowMs`: listed open and not past its end time. The stored status moves
+ * only with an ingest (seconds to a minute later), while the price that decides a question
+ * ending now can already be read: an entry after the end would bet on a known outcome.
+ */
+export function isOpenAt(m: Pick<GateMarket, 'status' | 'endAt'>, nowMs: number): boolean {
+  return m.status === 'open' && (m.endAt === null || Date.parse(m.endAt) > nowMs);
+}
+
 /** Shape codes (supplement 3.5 [ours]): can this outcome be entered at all, whatever the stake. */
-export function shapeBlockReasons(m: GateMarket, outcome: GateOutcome | null): string[] {
+export function shapeBlockReasons(m: GateMarket, outcome: GateOutcome | null, nowMs: number): string[] {
   const out: string[] = [];
   if (!m.supportsTrading) out.push('venue_not_tradeable');
   if (m.kind !== 'binary') out.push('not_binary');
   if (m.resolution) out.push('event_settled');
-  else if (m.status !== 'open') out.push('event_not_open');
+  else if (!isOpenAt(m, nowMs)) out.push('event_not_open');
   if (outcome && !priced(outcome.probability)) out.push('outcome_unpriced');
   return out;
 }

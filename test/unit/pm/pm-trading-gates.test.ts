@@ -7,6 +7,7 @@ const market = (over: Partial<GateMarket> = {}): GateMarket => ({
   supportsTrading: true,
   kind: 'binary',
   status: 'open',
+  endAt: new Date(NOW + 3_600_000).toISOString(),
   outcomes: [
     { externalMarketId: 'y', name: 'Yes', probability: 40, bid: 39, ask: 41 },
     { externalMarketId: 'n', name: 'No', probability: 60, bid: 59, ask: 61 },
@@ -19,14 +20,17 @@ const market = (over: Partial<GateMarket> = {}): GateMarket => ({
 
 describe('PM gates', () => {
   it('passes a fresh open binary market and names each shape problem', () => {
-    expect(shapeBlockReasons(market(), market().outcomes[0]!)).toEqual([]);
-    expect(shapeBlockReasons(market({ supportsTrading: false, kind: 'multi', status: 'closed' }), { externalMarketId: 'y', name: 'Yes', probability: 100, bid: null, ask: null })).toEqual([
+    expect(shapeBlockReasons(market(), market().outcomes[0]!, NOW)).toEqual([]);
+    expect(shapeBlockReasons(market({ endAt: null }), market().outcomes[0]!, NOW)).toEqual([]);
+    // listed open but past its end time (the status catches up with the next ingest): not open
+    expect(shapeBlockReasons(market({ endAt: new Date(NOW).toISOString() }), market().outcomes[0]!, NOW)).toEqual(['event_not_open']);
+    expect(shapeBlockReasons(market({ supportsTrading: false, kind: 'multi', status: 'closed' }), { externalMarketId: 'y', name: 'Yes', probability: 100, bid: null, ask: null }, NOW)).toEqual([
       'venue_not_tradeable',
       'not_binary',
       'event_not_open',
       'outcome_unpriced',
     ]);
-    expect(shapeBlockReasons(market({ resolution: { state: 'resolved', winnerExternalMarketId: 'y' } }), null)).toEqual(['event_settled']);
+    expect(shapeBlockReasons(market({ resolution: { state: 'resolved', winnerExternalMarketId: 'y' } }), null, NOW)).toEqual(['event_settled']);
   });
 
   it('quality: none without a capture, stale after 2 h, stored codes when not eligible', () => {
