@@ -4,6 +4,7 @@ import { findWallet } from '../../src/storage/books-repo.js';
 import { futuresMarginDiscrepancies } from '../../src/storage/futures-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { sql } from 'drizzle-orm';
+import { AS_OF_GRACE_MS } from '../../src/http/routes/agent/account.js';
 import { createTestApp, bearer, type TestApp } from '../support/app.js';
 import { keyedRouteSecurity } from '../support/security.js';
 
@@ -455,14 +456,15 @@ describe('GET /api/agent/positions/futures', () => {
     const second = (await open(key, { coinId: '1027', side: 'short', leverage: 2, marginMusd: 100 })).json().position;
     t.clock.advance(1000);
     await close(key, { positionId: first.id });
-    t.clock.advance(1000);
+    t.clock.advance(AS_OF_GRACE_MS + 1000);
     t.market.set('1027', 1_900, t.clock.now());
     try {
       const all = await positions(key);
       expect(all.statusCode).toBe(200);
       const body = all.json();
       expect(body.updatedSince).toBeNull();
-      expect(body.asOf).toBe(new Date(t.clock.now()).toISOString());
+      // stepped back: a write stamped just before this read but committed after it is not missed
+      expect(body.asOf).toBe(new Date(t.clock.now() - AS_OF_GRACE_MS).toISOString());
       expect(body.positions.map((p: { id: number }) => p.id)).toEqual([second.id, first.id]);
       // short 0.1 ETH from 2000 at 1900: +10; liquidation 2000 × 1.495 = 2990
       expect(body.positions[0]).toMatchObject({ status: 'open', markPrice: 1900, unrealizedPnlMusd: 10, atLiquidation: false });
@@ -477,6 +479,12 @@ describe('GET /api/agent/positions/futures', () => {
       expect(delta.updatedSince).toBe(asOf);
       expect(delta.positions.map((p: { id: number }) => p.id)).toEqual([second.id]);
       expect((await positions(key, '?updatedSince=yesterday')).statusCode).toBe(400);
+      // an open stamped a second before the poll's read (it waited for its book) still shows in the next delta
+      const cursor = (await positions(key)).json().asOf;
+      t.clock.advance(-1000);
+      const late = (await open(key, { coinId: '5426', side: 'long', leverage: 2, marginMusd: 50 })).json().position;
+      t.clock.advance(1000);
+      expect((await positions(key, `?updatedSince=${encodeURIComponent(cursor)}`)).json().positions.map((p: { id: number }) => p.id)).toContain(late.id);
     } finally {
       t.market.set('1027', 2_000, t.clock.now());
     }

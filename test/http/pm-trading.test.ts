@@ -9,6 +9,7 @@ import { findDecisionByPosition, findDecisionByUuid } from '../../src/storage/ar
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { pmMarkets } from '../../src/storage/schema.js';
+import { AS_OF_GRACE_MS } from '../../src/http/routes/agent/account.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { createPmApp, type PmTestApp } from '../support/pm-app.js';
 import { keyedRouteSecurity } from '../support/security.js';
@@ -295,6 +296,15 @@ describe('positions, equity and settlement', () => {
     // updatedSince: only rows changed at or after it.
     const since = await t.app.inject({ method: 'GET', url: `/api/agent/positions/pm?updatedSince=${new Date(t.clock.now() + 1).toISOString()}`, headers: bearer(key) });
     expect(since.json().positions).toEqual([]);
+    // asOf lies a few seconds back: an open stamped just before a poll's read but committed after
+    // it (it waited for its book) shows in the next delta, not never.
+    const listed = (await t.app.inject({ method: 'GET', url: '/api/agent/positions/pm', headers: bearer(key) })).json();
+    expect(listed.asOf).toBe(new Date(t.clock.now() - AS_OF_GRACE_MS).toISOString());
+    t.clock.advance(-1000);
+    const late = (await post(key, 'open', openBody(markets[1]!))).json().position;
+    t.clock.advance(1000);
+    const delta = await t.app.inject({ method: 'GET', url: `/api/agent/positions/pm?updatedSince=${encodeURIComponent(listed.asOf)}`, headers: bearer(key) });
+    expect(delta.json().positions.map((p: { id: number }) => p.id)).toContain(late.id);
   });
 });
 

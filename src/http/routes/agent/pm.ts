@@ -22,6 +22,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { agentErrors, AgentTrace, DateTime, ErrorBody, FreeText, IdempotencyKey, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { OpportunityReceipt, PmDiscoverResponse, PmPositionEnvelope, PmPositionsResponse, PmQuoteResponse } from '../../responses/pm-trading.js';
+import { pollingAsOf } from './account.js';
 
 export const PM_QUOTE_URL = '/api/agent/pm/quote';
 export const PM_OPEN_URL = '/api/agent/pm/open';
@@ -200,7 +201,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             return pmPositionView(row, { market: await markets.get(k)! });
           }),
         );
-        return { positions, updatedSince: since ? since.toISOString() : null, asOf: new Date(nowMs).toISOString() } as Static<typeof PmPositionsResponse>;
+        return { positions, updatedSince: since ? since.toISOString() : null, asOf: pollingAsOf(nowMs) } as Static<typeof PmPositionsResponse>;
       },
     );
 
