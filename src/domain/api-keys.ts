@@ -53,7 +53,7 @@ export function handleFor(keyId: number, agentName: string | null): string {
 export const HANDLE_PATTERN = /^a([1-9][0-9]*)-[a-z0-9A-Z][a-zA-Z0-9-]*$/;
 
 /** Key ids are PostgreSQL `integer`s; a handle claiming a larger one names no key. */
-const MAX_KEY_ID = 2_147_483_647;
+export const MAX_KEY_ID = 2_147_483_647;
 /** No key has id 0 (ids start at 1): the id of a well-formed handle beyond MAX_KEY_ID. */
 const NO_KEY_ID = 0;
 

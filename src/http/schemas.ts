@@ -1,4 +1,5 @@
 import { Type, type TProperties } from 'typebox';
+import { MAX_KEY_ID } from '../domain/api-keys.js';
 
 /** Request bodies reject unknown fields (DESIGN: unknown body fields → 400). */
 export const StrictBody = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
@@ -44,6 +45,9 @@ export const DateTime = Type.String({ format: 'date-time' });
 /** Every write takes an idempotency key of 1..128 characters (supplement: [ours] 1..128). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 export const IdempotencyKey = Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, description: 'one key per intent: a retry with the same key and body replays the first answer' });
+
+/** An API key id as a request names it (a PostgreSQL integer: a larger one is refused, not looked up). */
+export const KeyId = Type.Integer({ minimum: 1, maximum: MAX_KEY_ID });
 
 /** A string enum as plain JSON Schema (`enum`), typed as the union of its values. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>

@@ -114,6 +114,16 @@ describe('numbers (issue 12 items 2 and 3)', () => {
       const res = await post(url, undefined, adminHeaders);
       expect([400, 404]).toContain(res.statusCode);
     }
+    // key ids are PostgreSQL integers: past 2^31 - 1 no key can have the id (the database is never asked)
+    for (const id of [2 ** 31, 2 ** 40]) {
+      for (const res of [
+        await post(`/api/admin/keys/${id}/revoke`, undefined, adminHeaders),
+        await t.app.inject({ method: 'PATCH', url: `/api/admin/keys/${id}`, headers: adminHeaders, payload: { agentName: 'x' } }),
+      ]) {
+        expect(res.statusCode, res.body).toBe(404);
+        expect(res.json().error).toBe('key_not_found');
+      }
+    }
     for (const url of ['/api/arena/scorecard-runs/1e308', `/api/arena/scorecard-runs/${'1'.repeat(40)}`]) {
       const res = await get(url, {});
       expect(res.statusCode).toBe(404);
@@ -121,7 +131,7 @@ describe('numbers (issue 12 items 2 and 3)', () => {
     }
     const created = await post('/api/admin/competitions', { slug: 'ids', title: 'T', startsAt: '2026-11-01T00:00:00Z', endsAt: '2026-12-01T00:00:00Z' }, adminHeaders);
     expect(created.statusCode).toBe(201);
-    for (const id of [1e308, 2 ** 63]) {
+    for (const id of [1e308, 2 ** 63, 2 ** 31, 2 ** 40]) {
       expectInvalid(await post('/api/admin/competitions/ids/entries', { keyId: id }, adminHeaders), 'body.keyId');
     }
     // a JSON number literal too large for a double parses to Infinity and is refused

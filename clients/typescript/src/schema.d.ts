@@ -6196,7 +6196,7 @@ export interface paths {
         };
         /**
          * The key's futures positions, open and historical (up to 200; open first)
-         * @description Open rows carry a live mark (markPrice, unrealizedPnlMusd, liquidationDistancePct, atLiquidation; null without a fresh mark). With updatedSince, only rows opened, changed, closed or liquidated at or after it; use the response asOf as the next updatedSince.
+         * @description Open rows carry a live mark (markPrice, unrealizedPnlMusd, liquidationDistancePct, atLiquidation; null without a fresh mark). With updatedSince, only rows opened, changed, closed or liquidated at or after it; use the response asOf as the next updatedSince (it lies a few seconds back, so rows may repeat: de-duplicate by id).
          */
         get: {
             parameters: {

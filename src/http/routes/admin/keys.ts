@@ -6,13 +6,13 @@ import { createKey, toKeyView } from '../../../services/keys.js';
 import { ensureUser, findKey, listKeys, listUsers, revokeKey, updateKey } from '../../../storage/keys-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { DateTime, ErrorBody, Nullable, StrictBody, StringEnum } from '../../schemas.js';
+import { DateTime, ErrorBody, KeyId, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { requireAdmin } from './admin-auth.js';
 import { DoctorResponse, UsersResponse } from '../../responses/admin.js';
 
 export const UserId = Type.String({ pattern: USER_ID_PATTERN, description: 'owner id, 1..64 chars' });
 const Scope = StringEnum(SCOPES);
-const KeyIdParam = Type.Object({ keyId: Type.Integer({ minimum: 1 }) });
+const KeyIdParam = Type.Object({ keyId: KeyId });
 const AgentName = Nullable(Type.String({ minLength: 1, maxLength: 80 }));
 const AgentModel = Nullable(Type.String({ minLength: 1, maxLength: 120 }));
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { COMPETITION_SLUG_PATTERN } from '../../../arena/competitions.js';
 import { createCompetition, enterCompetition, listAllCompetitionMeta } from '../../../services/competitions.js';
 import type { AppContext } from '../../context.js';
-import { DateTime, ErrorBody, FreeText, Nullable, StrictBody, StringEnum } from '../../schemas.js';
+import { DateTime, ErrorBody, FreeText, KeyId, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { requireAdmin } from '../admin/admin-auth.js';
 import { AdminCompetitionsResponse, CompetitionEntry, CompetitionMeta } from '../../responses/arena.js';
 
@@ -51,7 +51,7 @@ export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
           tags,
           security,
           params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 80 }) }),
-          body: StrictBody({ keyId: Type.Integer({ minimum: 1 }) }),
+          body: StrictBody({ keyId: KeyId }),
           response: { 200: CompetitionEntry, ...errors },
         },
       },
