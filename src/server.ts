@@ -12,6 +12,7 @@ import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js'
 import { Scheduler } from './workers/scheduler.js';
 import { jobMetricsObserver } from './services/metrics.js';
 import { startMetricsServer } from './services/metrics-server.js';
+import { joinProcesses } from './services/process-presence.js';
 
 export type Role = 'serve' | 'api' | 'worker';
 
@@ -85,6 +86,14 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     }
   });
 
+  // Every process says it is there before it serves or runs a job; a serve process's book cache
+  // turns off for good once another process shares its PostgreSQL database.
+  const leaveProcesses = await joinProcesses(database, () => {
+    if (!database.bookCache?.enabled) return;
+    database.bookCache.disable();
+    app.log.warn('another process uses this database: the account-read cache of this serve process is off (run api + worker roles to scale)');
+  });
+
   const metricsServer = config.metricsPort ? await startMetricsServer(config.metricsPort, config.host) : null;
   let address: string | null = null;
   if (role !== 'worker') address = await app.listen({ port: config.port, host: config.host });
@@ -130,6 +139,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
       source.stop();
       metricsServer?.close();
       await app.close(); // stop accepting, finish in-flight requests, flush the ledger
+      await leaveProcesses();
       await database.close();
       process.exit(0);
     } catch (error) {

@@ -44,10 +44,12 @@ export class BookCache {
   hits = 0;
   misses = 0;
   sharedHits = 0;
+  /** Turned off for good: another process writes this database (src/services/process-presence.ts). */
+  private disabled = false;
 
   /** The cached row of `keyId` for this query, if any (undefined: read the database). */
   get(keyId: number, query: string): unknown {
-    if (this.holdAll > 0 || this.held.has(keyId)) return undefined;
+    if (this.disabled || this.holdAll > 0 || this.held.has(keyId)) return undefined;
     const rows = this.entries.get(keyId);
     const row = rows?.get(query);
     if (row === undefined) this.misses += 1;
@@ -88,7 +90,7 @@ export class BookCache {
    * changes. Neither served nor stored while a change is held open.
    */
   async readShared<R>(query: string, load: () => Promise<R>): Promise<R> {
-    const quiet = () => this.holdAll === 0 && this.held.size === 0;
+    const quiet = () => !this.disabled && this.holdAll === 0 && this.held.size === 0;
     if (quiet() && this.shared.has(query)) {
       this.sharedHits += 1;
       return this.shared.get(query) as R;
@@ -100,7 +102,7 @@ export class BookCache {
   }
 
   private current(keyId: number, token: BookCacheToken): boolean {
-    return this.holdAll === 0 && !this.held.has(keyId) && token.epoch === this.epoch && token.generation === (this.generations.get(keyId) ?? 0);
+    return !this.disabled && this.holdAll === 0 && !this.held.has(keyId) && token.epoch === this.epoch && token.generation === (this.generations.get(keyId) ?? 0);
   }
 
   /** Taken before a database read; `store` keeps the row only if nothing changed since. */
@@ -169,5 +171,15 @@ export class BookCache {
   /** Forget everything (a lost connection: a change may have committed unseen). */
   clear(): void {
     this.changed(ALL_BOOKS);
+  }
+
+  /** Forget everything and keep nothing from now on: this process is no longer its database's only writer. */
+  disable(): void {
+    this.disabled = true;
+    this.clear();
+  }
+
+  get enabled(): boolean {
+    return !this.disabled;
   }
 }
