@@ -35,7 +35,12 @@ export interface Config {
   tradeWpm: number;
   publicRpm: number;
   ledgerFlushMs: number;
-  trustProxy: boolean;
+  /**
+   * Fastify's trustProxy: false; the trusted proxies' addresses / CIDRs (the client IP is then the
+   * nearest X-Forwarded-For entry not among them); or true (every hop is trusted, so the leftmost
+   * entry — one a client can write itself).
+   */
+  trustProxy: boolean | string;
   /** Built-in demo agents trade and are listed (HOUSE_AGENTS=on); off hides them. */
   houseAgents: boolean;
   /** A second, unauthenticated port serving only /metrics (any role, the worker too); null = none. */
@@ -150,7 +155,7 @@ export function loadConfig(env: Env = process.env): Config {
     tradeWpm: int('TRADE_WPM', 20, 1, 1_000_000_000),
     publicRpm: int('PUBLIC_RPM', 600, 1, 1_000_000_000),
     ledgerFlushMs: int('LEDGER_FLUSH_MS', 250, 10, 60_000),
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: trustProxy(read('TRUST_PROXY'), problems),
     houseAgents: oneOf('HOUSE_AGENTS', 'on', ['on', 'off'] as const) === 'on',
     shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 0, 0, 120_000),
     metricsPort: read('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 0, 1, 65535),
@@ -162,4 +167,15 @@ export function loadConfig(env: Env = process.env): Config {
 /** Defaults for tests and embedded use, with explicit overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return { ...loadConfig({}), logLevel: 'silent', ...overrides };
+}
+
+/** TRUST_PROXY: true / false, or comma-separated addresses / CIDRs of the trusted proxies. */
+function trustProxy(raw: string | undefined, problems: string[]): boolean | string {
+  const value = raw?.toLowerCase();
+  if (value === undefined || ['false', 'no', 'off', '0'].includes(value)) return false;
+  if (['true', 'yes', 'on', '1'].includes(value)) return true;
+  const parts = value.split(',').map((part) => part.trim());
+  if (parts.every((part) => /^[0-9a-f.:]+(\/\d{1,3})?$/.test(part) && /[.:]/.test(part))) return parts.join(',');
+  problems.push(`TRUST_PROXY must be true, false or the proxies' addresses / CIDRs, comma-separated (got "${raw}")`);
+  return false;
 }

@@ -191,6 +191,28 @@ describe('configured budgets', () => {
   });
 });
 
+describe('per-IP budgets behind a load balancer (TRUST_PROXY)', () => {
+  const viaProxy = (t: TestApp, forwardedFor: string) =>
+    t.app.inject({ method: 'GET', url: PUBLIC_URL, remoteAddress: '10.0.0.5', headers: { 'x-forwarded-for': forwardedFor } });
+  const apps: TestApp[] = [];
+  afterAll(async () => Promise.all(apps.map((t) => t.close())));
+
+  it('with the proxies named, a client cannot pick its own IP by prefixing X-Forwarded-For', async () => {
+    const t = await newApp({ config: { publicRpm: 2, trustProxy: '10.0.0.0/8' }, extraRoutes: registerTestRoutes });
+    apps.push(t);
+    // the load balancer (10.0.0.5) appended the real client, 198.51.100.9; the rest is the client's own text
+    for (let i = 0; i < 2; i += 1) expectAdmitted(await viaProxy(t, `203.0.113.${i}, 198.51.100.9`), 2, 1 - i);
+    expectLimited(await viaProxy(t, '203.0.113.99, 198.51.100.9'), 2, secondsToWindowEnd(t));
+    expectAdmitted(await viaProxy(t, '198.51.100.10'), 2, 1);
+  });
+
+  it('with TRUST_PROXY=true every hop is trusted: the leftmost entry counts (documented as spoofable)', async () => {
+    const t = await newApp({ config: { publicRpm: 2, trustProxy: true }, extraRoutes: registerTestRoutes });
+    apps.push(t);
+    for (let i = 0; i < 3; i += 1) expectAdmitted(await viaProxy(t, `203.0.113.${i}, 198.51.100.9`), 2, 1);
+  });
+});
+
 describe('rate-limit store down (Redis unreachable)', () => {
   let t: TestApp;
   let store: RedisRateLimitStore;

@@ -21,6 +21,13 @@ describe('configuration', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'AGENT_RPM', 'FUTURES_OPEN_ENABLED', 'MARKET_DATA']) expect(problems).toContain(name);
   });
 
+  it('reads TRUST_PROXY as a switch or as the trusted proxies’ addresses', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7, fd00::/8' }).trustProxy).toBe('10.0.0.0/8,192.168.1.7,fd00::/8');
+    for (const bad of ['2', 'lb.internal', '10.0.0.0/8,']) expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+  });
+
   it('parses flags, replay tapes and budgets', () => {
     const config = loadConfig({ PM_OPEN_ENABLED: 'false', MARKET_DATA: 'replay:tape.jsonl', TRADE_WPM: '5', REDIS_URL: 'redis://127.0.0.1:6379' });
     expect(config.pmOpenEnabled).toBe(false);
