@@ -249,8 +249,22 @@ describe('positions, equity and settlement', () => {
     t.clock.advance(60_000);
     expect(await forcePmResolution(t.ctx.database, t.clock, { source: a.source, slug: a.slug, winnerExternalMarketId: a.yesId })).toBe(true);
     expect(await forcePmResolution(t.ctx.database, t.clock, { source: b.source, slug: b.slug, winnerExternalMarketId: null })).toBe(true);
-    expect(await settlePmPositions(t.ctx.database, t.clock.now())).toBeGreaterThanOrEqual(3);
+    // each batch is stamped when it runs (a long run must not stamp rows behind the polling grace)
+    const runStart = t.clock.now();
+    const laterEachBatch = () => {
+      t.clock.advance(7_000);
+      return t.clock.now();
+    };
+    expect(await settlePmPositions(t.ctx.database, runStart, laterEachBatch)).toBeGreaterThanOrEqual(3);
     expect(await settlePmPositions(t.ctx.database, t.clock.now())).toBe(0);
+    const stamps = await queryRows<{ slug: string; t: string }>(
+      t.ctx.database.db,
+      sql`select event_slug as slug, (extract(epoch from updated_at) * 1000)::bigint::text as t from pm_positions where key_id = ${keyId}`,
+    );
+    const stampOf = (slug: string) => new Set(stamps.filter((r) => r.slug === slug).map((r) => Number(r.t)));
+    expect([...stampOf(a.slug)].every((v) => v > runStart)).toBe(true);
+    expect([...stampOf(b.slug)].every((v) => v > runStart)).toBe(true);
+    expect(new Set(stamps.map((r) => r.t)).size).toBeGreaterThanOrEqual(2); // one market's batch after the other's
 
     const after = (await t.app.inject({ method: 'GET', url: '/api/agent/positions/pm', headers: bearer(key) })).json().positions as Record<string, any>[];
     const won = after.find((r) => r.id === yes.id)!;
@@ -260,7 +274,7 @@ describe('positions, equity and settlement', () => {
     expect(won.pnlMusd).toBeCloseTo(yes.sharesMusd - 100, 6);
     expect(lost).toMatchObject({ status: 'lost', settlementState: 'settled', payoutMusd: 0, pnlMusd: -50 });
     expect(refunded).toMatchObject({ status: 'void_refunded', settlementState: 'voided', payoutMusd: 30, pnlMusd: 0, voidReason: 'market_voided' });
-    expect(won.settledAt).toBe(new Date(t.clock.now()).toISOString());
+    expect(won.settledAt).toBe(new Date(Math.max(...stampOf(a.slug))).toISOString());
 
     const wallet = (await findWallet(t.ctx.database.db, keyId))!;
     expect(wallet.frozenPm.toNumber()).toBe(0);
