@@ -23,6 +23,13 @@ export function cashTotal(b: CashBalances): Decimal {
 /** Money at its stored precision: 8 decimal places, half to even. */
 export const roundMoney = (d: Decimal): Decimal => d.toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN);
 
+/**
+ * A coin quantity as an order takes it: cut to the 8 decimal places balances are kept and shown
+ * at (toward zero: never more than asked). Finer digits (a float `budget / price`) would leave
+ * holdings the wallet cannot show, so the balance it does show could not be sold.
+ */
+export const orderQuantity = (value: number): Decimal => new Decimal(value).toDecimalPlaces(8, Decimal.ROUND_DOWN);
+
 /** Money goes on the wire as a plain JSON number, rounded once here (8 decimal places). */
 export function toWire(value: Decimal | string | number): number {
   return roundMoney(new Decimal(value)).toNumber();

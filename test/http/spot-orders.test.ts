@@ -147,6 +147,26 @@ describe('market orders', () => {
     await doctorOk();
   });
 
+  it('takes a quantity to the 8 decimals balances show (cut, never rounded up): the balance shown is the balance sold', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    const asked = 0.123456789; // e.g. budget / price in floating point
+    const q = (await quote(key, { coinId: '1', side: 'buy', quantity: asked })).json();
+    expect(q.quantity).toBe(0.12345678);
+    const buy = await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: asked });
+    expect(buy.json().summary.quantity).toBe(0.12345678);
+    expect((await holding(keyId)).available.toString()).toBe('0.12345678');
+    const shown = (await get(key, '/api/agent/wallet?coinId=1')).json().coin.available;
+    expect(shown).toBe(0.12345678);
+    const sell = await order(key, { coinId: '1', side: 'sell', orderType: 'market', quantity: shown });
+    expect(sell.statusCode, sell.body).toBe(200);
+    expect((await holding(keyId)).available.isZero()).toBe(true);
+    // a resting order keeps the cut quantity too
+    const rest = (await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.019999999, limitPrice: 40_000 })).json();
+    expect(rest.summary.quantity).toBe(0.01999999);
+    await doctorOk();
+  });
+
   it('refuses with 400 spot_order_blocked and moves nothing: no cash, no coins, stale or missing price', async () => {
     const { key, keyId } = await t.newKey();
     const cases: [object, string][] = [
