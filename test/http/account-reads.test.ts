@@ -90,6 +90,21 @@ describe('GET /api/agent/portfolio', () => {
     expect(p).toMatchObject({ fiat: 'USD', locale: 'en' });
   });
 
+
+  it('sends cash buckets that add up to cashTotal exactly, and parts that add up to totalUsd', async () => {
+    tick(50_123.456789);
+    const { key } = await t.newKey();
+    await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.0123457 });
+    const exact = (n: number) => new Decimal(String(n));
+    // resting buys freeze limit × qty × 1.001: amounts with more than 8 decimals, each sent rounded
+    for (let i = 0; i < 25; i += 1) {
+      await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.0100001 + i * 1e-7, limitPrice: 1100.37 + i * 0.01 });
+      const e = (await get(key, '/api/agent/portfolio')).json().equity;
+      const buckets = exact(e.available).plus(exact(e.frozen)).plus(exact(e.frozenPm)).plus(exact(e.frozenFutures));
+      expect(buckets.eq(exact(e.cashTotal)), `order ${i}: ${JSON.stringify(e)}`).toBe(true);
+      expect(exact(e.cashTotal).plus(exact(e.spotHoldingsUsd)).plus(exact(e.otherVenuesUsd)).eq(exact(e.totalUsd)), `order ${i}`).toBe(true);
+    }
+  });
   it('takes window-start equity from daily snapshots, and adds venue adjustments (futures, PM) to equity', async () => {
     tick(50_000);
     const { key, keyId } = await t.newKey();

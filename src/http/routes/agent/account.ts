@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, priceToWire, toWire } from '../../../domain/money.js';
+import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, cashTotal, priceToWire, roundMoney, toWire } from '../../../domain/money.js';
 import { progression } from '../../../domain/progression.js';
 import { ensureWallet } from '../../../services/spot-trading.js';
 import { readFundedBook, readValuedBook } from '../../../services/equity.js';
@@ -126,17 +126,28 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const allTime = equity.totalUsd.minus(STARTING_CASH_MUSD);
         pnl.allTimeUsd = toWire(allTime);
         pnl.allTimePct = toWire(allTime.div(STARTING_CASH_MUSD));
+        // The contract's identities hold on the wire: cashTotal is the sum of the buckets as sent,
+        // totalUsd the sum of its parts as sent (each rounded alone, they could miss by 1e-8).
+        const buckets = {
+          available: roundMoney(wallet.available),
+          frozen: roundMoney(wallet.frozen),
+          frozenPm: roundMoney(wallet.frozenPm),
+          frozenFutures: roundMoney(wallet.frozenFutures),
+        };
+        const cash = cashTotal(buckets);
+        const holdingsUsd = roundMoney(equity.holdingsUsd);
+        const otherVenuesUsd = roundMoney(equity.adjustmentsUsd);
         return {
           walletId: wallet.id,
           equity: {
-            totalUsd: toWire(equity.totalUsd),
-            cashTotal: toWire(equity.cashTotal),
-            available: toWire(wallet.available),
-            frozen: toWire(wallet.frozen),
-            frozenPm: toWire(wallet.frozenPm),
-            frozenFutures: toWire(wallet.frozenFutures),
-            spotHoldingsUsd: toWire(equity.holdingsUsd),
-            otherVenuesUsd: toWire(equity.adjustmentsUsd),
+            totalUsd: toWire(cash.plus(holdingsUsd).plus(otherVenuesUsd)),
+            cashTotal: toWire(cash),
+            available: toWire(buckets.available),
+            frozen: toWire(buckets.frozen),
+            frozenPm: toWire(buckets.frozenPm),
+            frozenFutures: toWire(buckets.frozenFutures),
+            spotHoldingsUsd: toWire(holdingsUsd),
+            otherVenuesUsd: toWire(otherVenuesUsd),
           },
           pnl,
           openOrders: orders.map((o) => ({
