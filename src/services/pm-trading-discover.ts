@@ -42,9 +42,10 @@ export async function discoverPm(
   const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();
   const slugOf = (coinId: string) => ctx.market.coin(coinId)?.slug ?? null;
   const items = snap.rows
-    .filter((r) => (source === 'all' ? TRADING.includes(r.source) : r.source === source) && isOpenAt({ status: r.status as 'open' | 'closed', endAt: r.endAt?.toISOString() ?? null }, nowMs) && !r.resolutionState && r.kind === 'binary')
-    .map((r) => {
-      const m = gateMarket(r, nowMs);
+    .filter((r) => (source === 'all' ? TRADING.includes(r.source) : r.source === source) && !r.resolutionState && r.kind === 'binary')
+    .map((r) => ({ r, m: gateMarket(r, nowMs) }))
+    .filter(({ m }) => isOpenAt(m, nowMs))
+    .map(({ r, m }) => {
       const outcomes = m.outcomes;
       const quoteReady = outcomes.some((o) => o.probability > 0 && o.probability < 100);
       const relatedCoins = [...new Set((r.coinIds as string[]).map(slugOf).filter((s): s is string => s !== null))].sort();
