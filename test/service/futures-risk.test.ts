@@ -17,7 +17,7 @@ let seq = 0;
 
 beforeAll(async () => {
   t = await createTestApp({ config: { agentRpm: 100_000, tradeWpm: 100_000 } });
-  riskJob = buildJobs({ database: t.ctx.database, market: t.market }).find((j) => j.name === 'futures-risk')!;
+  riskJob = buildJobs({ database: t.ctx.database, market: t.market, clock: t.clock }).find((j) => j.name === 'futures-risk')!;
 }, 180_000); // building the apps (fresh databases, every migration) is slow on a busy machine
 afterAll(async () => {
   await t.close();
@@ -181,6 +181,39 @@ describe('the sweep in batches', () => {
     ]);
     await journalBalances();
     expect((await sweepFuturesRisk(t.ctx.database.db, t.market, t.clock.now(), 4)).candidates).toBe(0);
+  });
+
+  it('stamps each batch when it settles, not at the sweep start (a long sweep stays inside the polling grace)', async () => {
+    t.market.set('1', 50_000, t.clock.now());
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const { key } = await t.newKey();
+      ids.push((await open(key, { coinId: '1', side: 'long', leverage: 10, marginMusd: 100 })).id);
+    }
+    t.clock.advance(60_000);
+    t.market.set('1', 45_000, t.clock.now());
+    const sweepStart = t.clock.now();
+    const laterEachBatch = () => {
+      t.clock.advance(7_000);
+      return t.clock.now();
+    };
+    expect((await sweepFuturesRisk(t.ctx.database.db, t.market, sweepStart, 1, laterEachBatch)).liquidation).toBe(3);
+    const rows = await queryRows<{ closed: string; updated: string }>(
+      t.ctx.database.db,
+      sql`select (extract(epoch from closed_at) * 1000)::bigint::text as closed, (extract(epoch from updated_at) * 1000)::bigint::text as updated
+          from futures_positions where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`,
+    );
+    const closed = rows.map((r) => Number(r.closed));
+    expect(closed.every((v) => v > sweepStart)).toBe(true);
+    expect(rows.every((r) => r.updated === r.closed)).toBe(true);
+    expect(new Set(closed).size).toBe(3); // one stamp per batch of one
+    const trades = await queryRows<{ n: number }>(
+      t.ctx.database.db,
+      sql`select count(*)::int as n from closed_trades where ref_type = 'futures_position'
+          and ref_id in (${sql.join(ids.map((id) => sql`${String(id)}`), sql`, `)}) and closed_at > ${new Date(sweepStart)}`,
+    );
+    expect(trades[0]!.n).toBe(3);
+    await journalBalances();
   });
 });
 

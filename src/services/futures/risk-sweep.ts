@@ -36,9 +36,17 @@ export const SWEEP_BATCH_SIZE = 250;
  * The per-minute risk sweep (supplement 3.2): one set-based scan finds every open position
  * whose liquidation price, stop-loss or take-profit the current fresh marks reach; then the
  * hits settle in batches (wallets locked in id order, rows re-checked under the lock), each
- * at the mark observed now: liquidation first, then stop-loss, then take-profit.
+ * at the mark observed now: liquidation first, then stop-loss, then take-profit. Each batch is
+ * stamped with `stampNow()` as it runs (default: `nowMs`), not the sweep's start: a long sweep
+ * must not stamp rows further back than the 5 s delta-polling grace (`pollingAsOf`).
  */
-export async function sweepFuturesRisk(db: Db, market: MarketFeed, nowMs: number, batchSize = SWEEP_BATCH_SIZE): Promise<SweepResult> {
+export async function sweepFuturesRisk(
+  db: Db,
+  market: MarketFeed,
+  nowMs: number,
+  batchSize = SWEEP_BATCH_SIZE,
+  stampNow: () => number = () => nowMs,
+): Promise<SweepResult> {
   const result: SweepResult = { coinsPriced: 0, coinsWithoutMark: 0, candidates: 0, liquidation: 0, stop_loss: 0, take_profit: 0, batchesDeferred: 0 };
   const marks = new Map<string, Decimal>();
   for (const coinId of await coinsWithOpenPositions(db)) {
@@ -55,6 +63,7 @@ export async function sweepFuturesRisk(db: Db, market: MarketFeed, nowMs: number
 
   for (let start = 0; start < hits.length; start += batchSize) {
     const batch = hits.slice(start, start + batchSize);
+    const stampMs = stampNow();
     try {
       const settled = await db.transaction(async (tx) => {
         await setWriteLockTimeout(tx);
@@ -71,7 +80,7 @@ export async function sweepFuturesRisk(db: Db, market: MarketFeed, nowMs: number
             row.takeProfitPrice === null ? null : new Decimal(row.takeProfitPrice),
           );
           if (!fired) continue;
-          plans.push(planSettlement({ row, reason: fired, fraction: new Decimal(1), mark, nowMs }));
+          plans.push(planSettlement({ row, reason: fired, fraction: new Decimal(1), mark, nowMs: stampMs }));
         }
         // the same rows a user close writes (settlementEffects), a few statements per batch
         await postCashMany(tx, plans.map((p) => ({ walletId: p.walletId, postings: p.postings })));
@@ -84,7 +93,7 @@ export async function sweepFuturesRisk(db: Db, market: MarketFeed, nowMs: number
             exitPrice: p.patch.exitPrice!,
             exitReason: p.reason,
             realizedPnl: p.patch.realizedPnl!,
-            atMs: nowMs,
+            atMs: stampMs,
           })),
         );
         await insertFuturesEvents(tx, plans.map((p) => p.event));
