@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from '../config/env.js';
 import { sqlStateOf } from '../storage/sql-state.js';
+import { isSecretName, redactApiKeys } from '../util/secrets.js';
 
 /** No log line is longer than this (issue 12: a failing batch once logged 3.5 GB in minutes). */
 export const MAX_LOG_LINE_BYTES = 8 * 1024;
@@ -9,11 +10,9 @@ const MAX_URL_CHARS = 1_024;
 const MAX_MESSAGE_CHARS = 500;
 const MAX_STACK_CHARS = 2_000;
 
-/** Query parameters whose values are secrets (keys, tokens, signatures) and never logged. */
-const SECRET_PARAM = /^(api[-_]?key|apikey|key|token|access[-_]?token|auth|authorization|secret|password|signature|sig)$|[-_](key|token|secret|password)$/i;
-
-/** The URL with key-like query values replaced by `[redacted]`, cut to a loggable length. */
-export function redactUrl(url: string): string {
+/** The URL with key-like query values replaced by `[redacted]` (and any API key in it), cut to a loggable length. */
+export function redactUrl(rawUrl: string): string {
+  const url = redactApiKeys(rawUrl);
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   if (q < 0) return path.slice(0, MAX_URL_CHARS);
@@ -29,7 +28,7 @@ export function redactUrl(url: string): string {
       } catch {
         // a malformed name is logged as sent (values of such pairs are still checked below)
       }
-      return SECRET_PARAM.test(name.trim()) ? `${rawName}=[redacted]` : pair;
+      return isSecretName(name.trim()) ? `${rawName}=[redacted]` : pair;
     })
     .join('&');
   return `${path}?${query}`.slice(0, MAX_URL_CHARS);

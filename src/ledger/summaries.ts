@@ -1,18 +1,10 @@
-const SECRET_FIELD = /(^|_)(key|secret|token|password|authorization|apikey|api_key)$|^(apiKey|idempotencyKey|rationaleSummary)$/i;
+import { isSecretName, redactApiKeys } from '../util/secrets.js';
+
+/** Ledger-only exclusions besides secrets: the idempotency key has a column of its own; rationale stays private. */
+const LEDGER_PRIVATE_FIELD = new Set(['idempotencyKey', 'rationaleSummary']);
 const MAX_STRING = 200;
 const MAX_ITEMS = 5;
 const MAX_DEPTH = 3;
-
-// Field names repeat (they are the routes' schemas): each is tested against SECRET_FIELD once.
-const secretByName = new Map<string, boolean>();
-function isSecretField(name: string): boolean {
-  let secret = secretByName.get(name);
-  if (secret === undefined) {
-    secret = SECRET_FIELD.test(name);
-    if (secretByName.size < 10_000) secretByName.set(name, secret); // caller-chosen names must not grow it without bound
-  }
-  return secret;
-}
 
 /**
  * A bounded, secret-free copy of a request or response for the private ledger: strings
@@ -20,7 +12,10 @@ function isSecretField(name: string): boolean {
  */
 export function sanitize(value: unknown, depth = 0): unknown {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…` : value;
+  if (typeof value === 'string') {
+    const clean = redactApiKeys(value); // a key sent under a name no rule knows
+    return clean.length > MAX_STRING ? `${clean.slice(0, MAX_STRING)}…` : clean;
+  }
   if (Array.isArray(value)) {
     if (depth >= MAX_DEPTH) return { items: value.length };
     const head = value.slice(0, MAX_ITEMS).map((item) => sanitize(item, depth + 1));
@@ -30,7 +25,7 @@ export function sanitize(value: unknown, depth = 0): unknown {
     if (depth >= MAX_DEPTH) return '{…}';
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      if (isSecretField(key)) continue;
+      if (isSecretName(key) || LEDGER_PRIVATE_FIELD.has(key)) continue;
       out[key] = sanitize((value as Record<string, unknown>)[key], depth + 1);
     }
     return out;

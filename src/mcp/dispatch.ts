@@ -56,9 +56,9 @@ function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Recor
       if (r.hasBody) body[name] = value;
       else query[name] = queryValue(value);
     }
-    // A route's own field of that name (the ledger's runId filter) is not a trace, except a body field
-    // that means the same as its agentTrace twin (pm_opportunity's decisionId, runId).
-    const ownField = r.params.has(name) || r.query.has(name) || (r.body.has(name) && !r.traceInBody);
+    // A route's own field of that name (the ledger's runId filter, pm_opportunity's decisionId) is
+    // not a trace: the route reads it as REST callers send it (pm_opportunity traces its row by it).
+    const ownField = r.params.has(name) || r.query.has(name) || r.body.has(name);
     if (isTrace && value !== null && !ownField) {
       if (r.traceInBody) trace[name] = value;
       else if (name in TRACE_HEADERS) headers[TRACE_HEADERS[name as keyof typeof TRACE_HEADERS]] = String(value);

@@ -88,6 +88,10 @@ describe('logs (item 6)', () => {
     expect(redactUrl('/api/agent/me?api_key=sk_live_abc&limit=5&token=t1&x-api-key=k&access_token=z')).toBe(
       '/api/agent/me?api_key=[redacted]&limit=5&token=[redacted]&x-api-key=[redacted]&access_token=[redacted]',
     );
+    expect(redactUrl('/api/agent/me?accessToken=a&sessionToken=b&limit=5&note=sk_live_abc123')).toBe(
+      '/api/agent/me?accessToken=[redacted]&sessionToken=[redacted]&limit=5&note=sk_live_[redacted]',
+    );
+    expect(redactUrl('/api/agent/sk_live_pathpart9/x')).toBe('/api/agent/sk_live_[redacted]/x');
     const secret = 'sk_live_secretvalue1234567890';
     await request(`/api/agent/me?api_key=${secret}&key=${secret}`);
     const logged = lines.filter((l) => l.includes('/api/agent/me'));

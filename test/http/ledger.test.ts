@@ -55,6 +55,25 @@ describe('private ledger', () => {
     expect(JSON.stringify(row)).not.toContain(key);
   });
 
+  it('keeps API keys out of the stored summaries under any parameter or field name', async () => {
+    const { key } = await t.newKey();
+    const query = ['x-api-key', 'api-key', 'accessToken', 'sessionToken', 'client.secret', 'sig', 'note'].map((n) => `${n}=${key}`).join('&');
+    await get(key, `/api/agent/me?${query}&auth=${encodeURIComponent(`Bearer ${key}`)}`);
+    await t.app.inject({
+      method: 'POST',
+      url: HARNESS_URL,
+      headers: bearer(key),
+      payload: { amount: 2, idempotencyKey: 'idem-secret', 'x-api-key': key, accessToken: key, memo: `mine is ${key}!` },
+    });
+    await t.ctx.ledger.flush();
+    const rows = (await get(key, '/api/agent/ledger/export')).json();
+    const text = JSON.stringify(rows);
+    expect(text).toContain('/api/agent/me');
+    expect(text).toContain(HARNESS_URL.split('?')[0]);
+    expect(text).not.toContain(key.slice(8));
+    expect(text).toContain('mine is sk_live_[redacted]!'); // a key under a name no rule knows
+  });
+
   it('records rejections and keeps each key’s ledger private', async () => {
     const a = await t.newKey(['trade:spot']);
     const b = await t.newKey();

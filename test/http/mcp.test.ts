@@ -186,6 +186,25 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
     expect(byEndpoint.get('/api/agent/me')!.requestSummary).not.toHaveProperty('channel');
   });
 
+  it('gives pm_opportunity the ledger row REST gives the same report: traced by the route’s own runId and decisionId', async () => {
+    const { key } = await t.newKey(['read']);
+    const client = await connect(key);
+    const viaMcp = await call(client, 'pm_opportunity', { kind: 'abstained', reasonCode: 'no_edge', decisionId: 'opp-m', runId: 'run-opp' });
+    expect(httpMeta(viaMcp).status).toBe(201);
+    const viaRest = await t.app.inject({
+      method: 'POST',
+      url: '/api/agent/pm/opportunity',
+      headers: bearer(key),
+      payload: { kind: 'abstained', reasonCode: 'no_edge', decisionId: 'opp-r', runId: 'run-opp' },
+    });
+    expect(viaRest.statusCode).toBe(201);
+    const rows = await ledgerRows(key, 'runId=run-opp');
+    expect(rows.map((r) => r.decisionId).sort()).toEqual(['opp-m', 'opp-r']);
+    const bodyOf = (decisionId: string) => rows.find((r) => r.decisionId === decisionId)!.requestSummary.body;
+    expect(bodyOf('opp-m')).toEqual({ ...bodyOf('opp-r'), decisionId: 'opp-m' });
+    expect(await ledgerRows(key, 'decisionId=opp-r')).toHaveLength(1);
+  });
+
   it('serves the contract, terms, execution model and methodology as resources, and the first-session prompt', async () => {
     const client = await connect();
     const { resources } = await client.listResources();

@@ -261,6 +261,9 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const body = request.body;
+        // The route's own runId / decisionId mean what their agentTrace twins mean (the record takes
+        // them first): the ledger row is traced by them too, so `?runId=` finds the report.
+        if (request.trace) request.trace = { ...request.trace, runId: body.runId ?? request.trace.runId, decisionId: body.decisionId ?? request.trace.decisionId };
         if (body.kind === 'forecast_only' && body.forecastProbability === undefined) {
           throw invalidRequest('body.forecastProbability', 'forecast_only needs your own forecastProbability (1..99)');
         }
