@@ -8,7 +8,7 @@ export interface IdempotentCall {
   idempotencyKey: string;
   /** The route, e.g. `POST /api/agent/spot/order`: a key reused on another route is a conflict. */
   route: string;
-  /** The request body; `agentTrace` and `idempotencyKey` are not part of the intent. */
+  /** The request body with the route's defaults filled in; `agentTrace` and `idempotencyKey` are not part of the intent. */
   body: Record<string, unknown>;
 }
 
@@ -17,8 +17,16 @@ export interface EffectResult {
   body: Record<string, unknown>;
 }
 
+/**
+ * The hash a replay must match. A top-level field sent as null is the same request as one left
+ * out (on every idempotent write null means "none", e.g. a market order's `limitPrice`), so a
+ * client that spells out nulls on a retry gets its original answer, not a conflict.
+ */
 export function intentHash(call: Pick<IdempotentCall, 'route' | 'body'>): string {
-  const { agentTrace: _trace, idempotencyKey: _key, ...intent } = call.body;
+  const intent: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(call.body)) {
+    if (value !== null && value !== undefined && name !== 'agentTrace' && name !== 'idempotencyKey') intent[name] = value;
+  }
   return sha256Hex(canonicalJson({ route: call.route, intent }));
 }
 

@@ -122,6 +122,9 @@ describe('POST /api/agent/pm/open', () => {
     const replay = await post(key, 'open', body);
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual({ position: pos, idempotentReplay: true });
+    // spelling out the default side is the same request
+    expect((await post(key, 'open', { ...body, side: 'yes' })).json()).toEqual({ position: pos, idempotentReplay: true });
+    expect((await post(key, 'open', { ...body, side: 'no' })).statusCode).toBe(409);
     const conflict = await post(key, 'open', { ...body, stakeMusd: 200 });
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json().error).toBe('idempotency_key_conflict');

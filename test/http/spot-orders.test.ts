@@ -238,6 +238,10 @@ describe('market orders', () => {
     });
     expect(first.idempotentReplay).toBeUndefined();
     expect((await holding(keyId)).available.toNumber()).toBe(0.01);
+    // a field sent as null is the same request as one left out
+    const withNulls = await post(key, '/api/agent/spot/order', { ...body, limitPrice: null, stopPrice: null });
+    expect(withNulls.statusCode).toBe(200);
+    expect(withNulls.json()).toMatchObject({ orderId: first.orderId, idempotentReplay: true });
     const conflict = await post(key, '/api/agent/spot/order', { ...body, quantity: 0.02 });
     expect(conflict.statusCode).toBe(409);
     expect(conflict.json().error).toBe('idempotency_key_conflict');

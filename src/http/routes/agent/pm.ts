@@ -145,7 +145,8 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const result = await openPmPosition(ctx.database, ctx.clock, input, key, {
             idempotencyKey: body.idempotencyKey,
             route: `POST ${PM_OPEN_URL}`,
-            body: body as Record<string, unknown>,
+            // the default is part of the intent: {side: "yes"} and no side are the same request
+            body: { ...(body as Record<string, unknown>), side: body.side ?? 'yes' },
           });
           const position = result.body.position as { id: number };
           request.ledgerNote = {
