@@ -40,10 +40,12 @@ export async function computeScorecard(db: Queryable, keyId: number) {
 export async function freezeRun(db: Queryable, keyId: number, agentName: string | null, nowMs: number): Promise<number | null> {
   const sc = await computeScorecard(db, keyId);
   if (sc.latest?.metricsHash === sc.metricsHash) return null;
-  const resultJson = JSON.parse(JSON.stringify(sc.response)) as unknown;
+  const handle = handleFor(keyId, agentName);
+  // the scorecard response as served when frozen (supplement 2.13): the route serves it with the handle first
+  const resultJson = JSON.parse(JSON.stringify({ handle, ...sc.response })) as unknown;
   return insertRun(db, {
     keyId,
-    agent: handleFor(keyId, agentName),
+    agent: handle,
     computedAtMs: nowMs,
     evaluationPolicyVersion: EVALUATION_POLICY_VERSION,
     executionPolicyVersion: EXECUTION_POLICY_VERSION,

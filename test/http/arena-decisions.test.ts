@@ -196,19 +196,20 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     expect(next.opportunities[0]).toMatchObject({ decisionUuid: uuids.rejected, entryContext: null, cohort: { kind: 'opportunity_cohort', universeSize: 40 } });
   });
 
-  it('streams opportunities in jsonl like json lists them, and counts them in X-Total-Count (issue 12 item 9)', async () => {
+  it('streams decisions only in jsonl and counts resolved decisions only in X-Total-Count, with opportunities or not (contract §4.2 rule 3)', async () => {
     const json = await get('/api/arena/decisions?includeOpportunities=true');
     expect(json.body.opportunities).toHaveLength(2);
-    expect(json.headers['x-total-count']).toBe('5'); // 3 decisions + 2 opportunities
+    expect(json.body.count).toBe(3);
+    expect(json.headers['x-total-count']).toBe('3');
     const res = await get('/api/arena/decisions?format=jsonl&includeOpportunities=true');
     expect(res.status).toBe(200);
-    expect(res.headers['x-total-count']).toBe('5');
+    expect(res.headers['x-total-count']).toBe('3');
+    expect(res.headers['x-has-more']).toBe('false');
     const lines = res.raw.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines.slice(0, 3)).toEqual(json.body.decisions);
-    expect(lines.slice(3)).toEqual(json.body.opportunities.map((o: object) => ({ recordType: 'opportunity', ...o })));
+    expect(lines).toEqual(json.body.decisions);
     const plain = await get('/api/arena/decisions?format=jsonl');
     expect(plain.headers['x-total-count']).toBe('3');
-    expect(plain.raw.trimEnd().split('\n')).toHaveLength(3);
+    expect(plain.raw).toBe(res.raw);
   });
 
   it('sends a dataset page compressed when the client accepts it, the same records once decoded', async () => {

@@ -85,6 +85,9 @@ describe('Scorecards and scorecard runs', { timeout: 120_000 }, () => {
     // The live scorecard now points at the newest run.
     const card = (await get(`/api/arena/agents/a${pub}-forecaster/scorecard`)).body;
     expect(card.latestRun).toEqual({ id: list.runs[0].id, computedAt: list.runs[0].computedAt, contentHash: list.runs[0].contentHash });
+    // resultJson is the response as served when frozen: the same fields, the handle included
+    expect(Object.keys(run.body.resultJson).sort()).toEqual(Object.keys(card).sort());
+    expect(run.body.resultJson.handle).toBe(`a${pub}-forecaster`);
     await expect(t.testDb.database.db.execute(sql`update arena_scorecard_runs set agent = 'x'`)).rejects.toThrow();
     await expect(t.testDb.database.db.execute(sql`delete from arena_scorecard_runs`)).rejects.toThrow();
   });

@@ -8149,7 +8149,7 @@ export interface paths {
                 /** @description a page of the dataset: the envelope as JSON, or with format=jsonl/ndjson one decision per line */
                 200: {
                     headers: {
-                        /** @description total matching resolved decisions (plus opportunities with includeOpportunities=true) */
+                        /** @description total matching resolved decisions (the envelope's count; opportunities are not counted) */
                         "X-Total-Count"?: number;
                         /** @description whether another page follows */
                         "X-Has-More"?: boolean;
@@ -8975,6 +8975,8 @@ export interface paths {
                                 category: string | null;
                             };
                             resultJson: {
+                                /** @description the handle when frozen (absent in runs frozen before 2026-11-27) */
+                                handle?: string;
                                 scorecard: {
                                     schema: string;
                                     sampleSize: number;

@@ -318,7 +318,7 @@ export const ScorecardRunResponse = Type.Object({
   apiKeyId: Int(),
   agent: NullStr,
   cohort: Type.Object({ v: Int(), universe: Str(), source: NullStr, horizon: NullStr, category: NullStr }),
-  resultJson: Type.Object(ScorecardBody),
+  resultJson: Type.Object({ handle: Type.Optional(Str({ description: 'the handle when frozen (absent in runs frozen before 2026-11-27)' })), ...ScorecardBody }),
   contributions: Type.Object({
     total: Int(),
     included: Int(),

@@ -46,13 +46,13 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             200: {
               description: 'a page of the dataset: the envelope as JSON, or with format=jsonl/ndjson one decision per line',
               headers: {
-                'X-Total-Count': { type: 'integer', description: 'total matching resolved decisions (plus opportunities with includeOpportunities=true)' },
+                'X-Total-Count': { type: 'integer', description: 'total matching resolved decisions (the envelope\'s count; opportunities are not counted)' },
                 'X-Has-More': { type: 'boolean', description: 'whether another page follows' },
                 'X-Next-Cursor': { type: 'string', description: 'the cursor of the next page; empty on the last page' },
               },
               content: {
                 'application/json': { schema: DecisionsResponse },
-                'application/x-ndjson': { schema: Type.String({ description: 'one decision record (DecisionRecord) per line; opportunities follow as recordType "opportunity" lines' }) },
+                'application/x-ndjson': { schema: Type.String({ description: 'one decision record (DecisionRecord) per line; decisions only (includeOpportunities does not apply)' }) },
               },
             },
             ...publicErrors,
@@ -89,18 +89,15 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             cursorText: q.cursor || null,
             keyId,
             matchesNothing,
-            includeOpportunities: q.includeOpportunities,
+            // contract §4.2 rule 3: the jsonl stream covers decisions only (its cursor pages them alone)
+            includeOpportunities: q.includeOpportunities && !lines,
             status: q.status,
           });
           const { pagination } = built.envelope;
-          const { opportunities = [], opportunityCount = 0 } = built.envelope;
-          // jsonl: one decision per line, then one opportunity per line (marked `recordType: "opportunity"`).
-          const body = lines
-            ? [...built.rows.map((row) => built.record(row)), ...opportunities.map((o) => ({ recordType: 'opportunity', ...o }))].map((r) => `${JSON.stringify(r)}\n`).join('')
-            : JSON.stringify(built.envelope);
-          // Every record the dataset covers: decisions, plus opportunities when asked for.
+          const body = lines ? built.rows.map((row) => `${JSON.stringify(built.record(row))}\n`).join('') : JSON.stringify(built.envelope);
           const bytes = Buffer.from(body);
-          page = { at: nowMs, marker, body: CodedBody.of(bytes), count: built.envelope.count + opportunityCount, hasMore: pagination.hasMore, nextCursor: pagination.nextCursor ?? '' };
+          // X-Total-Count: total matching resolved decisions (contract §4.2 rule 3), the envelope's count.
+          page = { at: nowMs, marker, body: CodedBody.of(bytes), count: built.envelope.count, hasMore: pagination.hasMore, nextCursor: pagination.nextCursor ?? '' };
           if (pageCache.size >= PAGE_CACHE_MAX) pageCache.clear();
           pageCache.set(pageKey, page);
         }
