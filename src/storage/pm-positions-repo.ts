@@ -166,7 +166,12 @@ export async function lockAndFindOpportunity(tx: Tx, keyId: number, decisionId: 
   return row?.uuid ?? null;
 }
 
+/** Open positions of public, unrevoked agents on one market (supplement 2.16: public agents only). */
 export async function countOpenPositionsOfMarket(db: Queryable, source: string, slug: string): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from pm_positions where source = ${source} and event_slug = ${slug} and status = 'open'`);
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from pm_positions p join api_keys k on k.id = p.key_id
+        where p.source = ${source} and p.event_slug = ${slug} and p.status = 'open' and k.is_public and k.revoked_at is null`,
+  );
   return row?.n ?? 0;
 }

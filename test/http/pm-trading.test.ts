@@ -352,9 +352,12 @@ describe('decisions dataset, artifact and event detail', () => {
   it('shows a public agent\'s settled PM decision, its verifiable artifact and its open holding', async () => {
     const { key, keyId } = await t.newKey(['read', 'trade:pm'], { agentName: 'pm-bot', public: true });
     const m = markets[6] ?? markets[0]!;
+    const hidden = await t.newKey(['read', 'trade:pm']); // not public: neither listed nor counted
+    expect((await post(hidden.key, 'open', openBody(m, { idempotencyKey: 'hidden-holder' }))).statusCode).toBe(201);
     const pos = (await post(key, 'open', openBody(m, { forecastProbability: 65, thesis: 'public thesis' }))).json().position;
     const detail = (await t.get(`/api/prediction-markets/events/${m.source}/${m.slug}`)).body as Record<string, any>;
     expect(detail.agentsTradingMarket?.agents?.map((a: { handle: string }) => a.handle) ?? []).toContain(`a${keyId}-pm-bot`);
+    expect(detail.agentsTradingMarket.openPositions).toBe(detail.agentsTradingMarket.agents.length);
     const d = (await findDecisionByPosition(t.ctx.database.db, String(pos.id)))!;
     const artifact = await t.get(`/api/arena/decisions/${d.decisionUuid}`);
     expect(artifact.status).toBe(200);
