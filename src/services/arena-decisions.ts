@@ -147,15 +147,19 @@ export function decisionArtifact(r: DecisionRow) {
     settlementLabel: r.settlementLabel,
     settledAt: r.settledAt,
     createdAt: r.createdAt,
-    // Stored beside the hashed fields; fixed at write (stake, shares) or stamped with the settlement.
+    // Stored beside the hashed fields and fixed at write. PnL and Brier scores, which the
+    // settlement adds, are not here: the artifact changes only in settlementLabel and settledAt
+    // (contract §2.11); the dataset records carry them.
     outcomesCount: r.outcomesCount,
     stakeMusd: money(r.stakeMusd),
     sharesMusd: money(r.sharesMusd),
     positionId: positionIdOf(r.positionId),
-    pnlMusd: money(r.pnlMusd),
-    brier: r.brier,
-    agentBrier: r.agentBrier,
   };
+}
+
+/** What the settlement added to a decision (the dataset record's fields; the web page shows them beside the artifact). */
+export function decisionSettlement(r: DecisionRow) {
+  return { pnlMusd: money(r.pnlMusd), brier: r.brier };
 }
 
 export const DATASET_DESCRIPTION =

@@ -15,7 +15,7 @@ import { CACHE } from '../http/routes/arena/schemas.js';
 import { relatedMarketsForCoin } from '../pm/api.js';
 import { venueById } from '../pm/venues.js';
 import { ArenaBoards, boardOptions } from '../services/arena-board.js';
-import { decisionArtifact, decisionsPage } from '../services/arena-decisions.js';
+import { decisionArtifact, decisionSettlement, decisionsPage } from '../services/arena-decisions.js';
 import { computeScorecard } from '../services/arena-scorecards.js';
 import { competitionBoard, listCompetitions } from '../services/competitions.js';
 import { findPublicAgent } from '../storage/arena-board-repo.js';
@@ -153,7 +153,7 @@ export function webRoutes(ctx: AppContext) {
       const path = '/arena/decisions';
       const row = UUID.test(request.params.uuid) ? await findPublicDecision(db, request.params.uuid) : null;
       if (!row) return notFoundPage(reply, path, `No public decision ${request.params.uuid}.`);
-      return send(reply, CACHE.decisions, { title: 'Decision', path, body: artifactBody(decisionArtifact(row)), scripts: ['verify.js'] });
+      return send(reply, CACHE.decisions, { title: 'Decision', path, body: artifactBody(decisionArtifact(row), decisionSettlement(row)), scripts: ['verify.js'] });
     });
 
     app.get<{ Params: { handle: string } }>('/arena/:handle', publicPage, async (request, reply) => {

@@ -270,7 +270,9 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     await expect(settle(uuids.won!)).rejects.toThrow();
     await expect(settle(uuids.abstained!)).rejects.toThrow();
     const after = (await get(`/api/arena/decisions/${uuids.won}`)).body;
-    expect(after).toMatchObject({ settlementLabel: 'won', eventTitle: 'Will BTC close above 100k?', pnlMusd: 66.66666667 });
+    expect(after).toMatchObject({ settlementLabel: 'won', eventTitle: 'Will BTC close above 100k?' });
+    // the artifact changes only in settlementLabel and settledAt (contract §2.11): PnL and scores are the dataset's
+    for (const field of ['pnlMusd', 'brier', 'agentBrier']) expect(after).not.toHaveProperty(field);
     // Settling the pending one by position works once and leaves the hash unchanged.
     const before = (await get(`/api/arena/decisions/${uuids.pending}`)).body;
     const settled = await db.transaction((tx) => settleDecision(tx, { positionId: '105' }, { label: 'won', pnlMusd: new Decimal(5), settledAtMs: t.clock.now() }));

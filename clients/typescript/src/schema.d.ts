@@ -8507,9 +8507,6 @@ export interface paths {
                             stakeMusd: number | null;
                             sharesMusd: number | null;
                             positionId: number | null;
-                            pnlMusd: number | null;
-                            brier: number | null;
-                            agentBrier: number | null;
                         };
                     };
                 };

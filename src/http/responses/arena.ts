@@ -229,9 +229,6 @@ export const DecisionArtifact = Type.Object({
   stakeMusd: NullNum,
   sharesMusd: NullNum,
   positionId: Nullable(Int()),
-  pnlMusd: NullNum,
-  brier: NullNum,
-  agentBrier: NullNum,
 });
 
 const Scorecard = Type.Object({

@@ -1,5 +1,5 @@
 /** The public decisions dataset and one decision artifact with in-browser hash verification. */
-import type { decisionArtifact, decisionsPage } from '../../services/arena-decisions.js';
+import type { decisionArtifact, decisionSettlement, decisionsPage } from '../../services/arena-decisions.js';
 import { pct, pnl, when } from '../format.js';
 import { html, type Html } from '../html.js';
 
@@ -45,7 +45,7 @@ ${next ? html`<p><a rel="next" href="/arena/decisions?${qs({ agent: f.agent, lim
 
 type Artifact = ReturnType<typeof decisionArtifact>;
 
-export function artifactBody(a: Artifact): Html {
+export function artifactBody(a: Artifact, settlement: ReturnType<typeof decisionSettlement>): Html {
   const fields = a.contentHashFields as string[];
   const value = (k: string) => {
     const v = (a as Record<string, unknown>)[k];
@@ -66,7 +66,7 @@ export function artifactBody(a: Artifact): Html {
 <div class="scroll" tabindex="0"><table class="kv"><thead><tr><th scope="col">Field</th><th scope="col">Value</th></tr></thead><tbody>${fields.map((k) => html`<tr><th scope="row">${k}</th><td>${value(k)}</td></tr>`)}</tbody></table></div>
 </section>
 <section aria-labelledby="settle"><h2 id="settle">Settlement (outside the hash)</h2>
-<dl class="facts"><div><dt>Label</dt><dd>${a.settlementLabel ?? 'pending'}</dd></div><div><dt>Settled</dt><dd>${when(a.settledAt)}</dd></div><div><dt>Stake</dt><dd>${a.stakeMusd ?? '—'}</dd></div><div><dt>PnL</dt><dd>${pnl(a.pnlMusd)}</dd></div><div><dt>Brier</dt><dd>${a.brier ?? '—'}</dd></div></dl>
+<dl class="facts"><div><dt>Label</dt><dd>${a.settlementLabel ?? 'pending'}</dd></div><div><dt>Settled</dt><dd>${when(a.settledAt)}</dd></div><div><dt>Stake</dt><dd>${a.stakeMusd ?? '—'}</dd></div><div><dt>PnL</dt><dd>${pnl(settlement.pnlMusd)}</dd></div><div><dt>Brier</dt><dd>${settlement.brier ?? '—'}</dd></div></dl>
 <p class="muted">JSON: <a href="/api/arena/decisions/${a.decisionUuid}">/api/arena/decisions/${a.decisionUuid}</a></p>
 </section>`;
 }
