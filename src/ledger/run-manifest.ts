@@ -9,8 +9,31 @@ export interface ManifestRow {
   latencyMs: number | null;
   relatedEntityType: string | null;
   relatedEntityId: string | null;
+  requestSummary: unknown;
   responseSummary: unknown;
   startedAt: string;
+}
+
+/** How long a quote counts for a later write on the same instrument (supplement 2.7, ours: 5 min). */
+export const QUOTE_BEFORE_TRADE_WINDOW_MS = 5 * 60_000;
+
+/** The instrument a request names: its body's coinId, or PM source/slug (as the ledger_instrument SQL function reads it). */
+function instrumentOf(row: Pick<ManifestRow, 'requestSummary'>): string | null {
+  const body = (row.requestSummary as { body?: Record<string, unknown> | null } | null)?.body;
+  if (!body) return null;
+  if (typeof body.coinId === 'string') return body.coinId;
+  return typeof body.source === 'string' && typeof body.slug === 'string' ? `${body.source}/${body.slug}` : null;
+}
+
+/** Writes preceded, within the window, by a quote on the same venue and instrument (the performance audit stat's rule). */
+function quotedWrites(rows: ManifestRow[]): ManifestRow[] {
+  const quotes = rows.filter((r) => r.eventType === 'quote').map((q) => ({ venue: q.venue, instrument: instrumentOf(q), at: Date.parse(q.startedAt) }));
+  return rows.filter((w) => {
+    if (w.eventType !== 'write') return false;
+    const instrument = instrumentOf(w);
+    const at = Date.parse(w.startedAt);
+    return instrument !== null && quotes.some((q) => q.venue === w.venue && q.instrument === instrument && q.at <= at && q.at >= at - QUOTE_BEFORE_TRADE_WINDOW_MS);
+  });
 }
 
 export const RETENTION_DAYS = 90;
@@ -95,7 +118,7 @@ export function buildRunManifest(input: {
   const chronological = [...rows].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
   const quotes = rows.filter((r) => r.eventType === 'quote');
   const writes = rows.filter((r) => r.eventType === 'write');
-  const quotedBefore = writes.filter((w) => quotes.some((q) => q.startedAt <= w.startedAt && q.venue === w.venue));
+  const quotedBefore = quotedWrites(rows);
   const latencies = rows.map((r) => r.latencyMs).filter((v): v is number => v !== null);
   const related = relatedEntitiesOf(rows);
   const observationCount = rows.filter(hasObservation).length;
@@ -106,7 +129,7 @@ export function buildRunManifest(input: {
     { id: 'not_truncated', label: 'Export holds every event of the run', status: truncated ? 'warn' : 'pass', detail: `${rows.length} of ${input.total}` },
     {
       id: 'quote_before_trade',
-      label: 'Writes were preceded by a quote',
+      label: 'Writes were preceded by a quote on the same instrument (within 5 minutes)',
       status: writes.length === 0 || quotedBefore.length === writes.length ? 'pass' : 'warn',
       detail: `${quotedBefore.length} of ${writes.length} writes`,
     },

@@ -153,6 +153,31 @@ describe('private ledger', () => {
     expect(exported.run.outcomeSummary).toBeNull(); // the run named no trade entity
   });
 
+  it('counts a write as quoted only after a quote on its instrument within 5 minutes, in the run manifest as in performance', async () => {
+    t.market.set('1', 50_000, t.clock.now());
+    t.market.set('1027', 2_000, t.clock.now());
+    const { key } = await t.newKey(['read', 'trade:spot']);
+    let n = 0;
+    const call = async (path: string, body: object) => {
+      const res = await t.app.inject({ method: 'POST', url: `/api/agent/${path}`, headers: { ...bearer(key), 'x-service-run-id': 'quoted-run' }, payload: body });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    };
+    const order = (coinId: string) => call('spot/order', { coinId, side: 'buy', orderType: 'market', quantity: 0.01, idempotencyKey: `q-${(n += 1)}` });
+    await call('spot/quote', { coinId: '1', side: 'buy', quantity: 0.01 });
+    await order('1'); // quoted
+    await order('1027'); // a quote on the venue, not on this coin
+    t.clock.advance(6 * 60_000);
+    t.market.set('1', 50_000, t.clock.now());
+    await order('1'); // its quote is older than 5 minutes
+    await t.ctx.ledger.flush();
+    const run = (await get(key, '/api/agent/ledger/export?runId=quoted-run')).json().run;
+    expect(run.summary).toMatchObject({ quoteCount: 1, writeCount: 3 });
+    expect(run.summary.quoteBeforeTradeRate).toBeCloseTo(1 / 3, 8);
+    expect(run.evidenceChecklist.items.find((i: { id: string }) => i.id === 'quote_before_trade')).toMatchObject({ status: 'warn', detail: '1 of 3 writes' });
+    const performance = (await get(key, '/api/agent/performance')).json();
+    expect(performance.auditStats.quoteBeforeTradeRate).toBeCloseTo(1 / 3, 8);
+  });
+
   it('sums what the run’s trades came to in its manifest’s outcomeSummary, matched through related entities', async () => {
     t.market.set('1', 50_000, t.clock.now());
     t.market.set('1027', 2_000, t.clock.now());
