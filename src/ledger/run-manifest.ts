@@ -15,7 +15,7 @@ export interface ManifestRow {
 }
 
 /** How long a quote counts for a later write on the same instrument (supplement 2.7, ours: 5 min). */
-export const QUOTE_BEFORE_TRADE_WINDOW_MS = 5 * 60_000;
+const QUOTE_BEFORE_TRADE_WINDOW_MS = 5 * 60_000;
 
 /** The instrument a request names: its body's coinId, or PM source/slug (as the ledger_instrument SQL function reads it). */
 function instrumentOf(row: Pick<ManifestRow, 'requestSummary'>): string | null {
