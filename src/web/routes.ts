@@ -4,6 +4,7 @@
  * keyless routes) and the Cache-Control of the JSON they mirror.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { COMPETITION_SLUG_PATTERN } from '../arena/competitions.js';
 import { BOARD_WINDOWS, DEFAULT_WINDOW, type BoardWindow } from '../arena/windows.js';
 import { decodeCursor } from '../arena/dataset-cursor.js';
 import { handleFor, keyIdFromHandle } from '../domain/api-keys.js';
@@ -49,6 +50,7 @@ export const WEB_PATHS = ['/', '/arena', '/arena/:handle', '/arena/decisions', '
 type Query = Record<string, string | undefined>;
 const str = (q: Query, k: string) => (typeof q[k] === 'string' ? q[k]!.trim() : '');
 const pageNumber = (raw: string) => Math.min(1000, Math.max(1, Number.parseInt(raw, 10) || 1));
+const COMPETITION_SLUG = new RegExp(COMPETITION_SLUG_PATTERN);
 const oneOf = <T extends string>(raw: string, allowed: readonly T[], fallback: T): T => ((allowed as readonly string[]).includes(raw) ? (raw as T) : fallback);
 
 interface Rendered {
@@ -174,7 +176,8 @@ export function webRoutes(ctx: AppContext) {
 
     app.get<{ Params: { slug: string } }>('/competitions/:slug', publicPage, async (request, reply) => {
       const slug = request.params.slug;
-      const board = slug.length <= 80 ? await competitionBoard(db, slug, ctx.clock.now()) : null;
+      // only a well-formed slug reaches the database (a NUL byte would be a database error, not a 404)
+      const board = COMPETITION_SLUG.test(slug) ? await competitionBoard(db, slug, ctx.clock.now()) : null;
       if (!board) return notFoundPage(reply, '/competitions', `No competition ${slug}.`);
       return send(reply, CACHE.competitions, { title: board.competition.name, path: '/competitions', body: competitionBody(board) });
     });

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleFor } from '../../src/domain/api-keys.js';
 import { assetUrl } from '../../src/web/assets.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { adminHeaders, createTestApp, type TestApp } from '../support/app.js';
 
 let t: TestApp;
 const NAME = '<img src=x onerror=alert(1)>';
@@ -53,8 +53,28 @@ describe('web pages over HTTP', () => {
     expect(missing.json()).toMatchObject({ error: 'not_found' });
   });
 
+  it('shows an entrant below the competition gate unranked, as the JSON board does', async () => {
+    t.clock.advance(61_000); // a fresh minute of the public budget (4 per minute here)
+    const admin = adminHeaders;
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/competitions',
+      headers: admin,
+      payload: { slug: 'gate-cup', title: 'Gate cup', startsAt: '2020-01-01T00:00:00Z', endsAt: '2099-01-01T00:00:00Z' },
+    });
+    expect(created.statusCode, created.body).toBeLessThan(300);
+    const { keyId } = await t.newKey(['read'], { agentName: 'idle-entrant', public: true });
+    expect((await t.app.inject({ method: 'POST', url: '/api/admin/competitions/gate-cup/entries', headers: admin, payload: { keyId } })).statusCode).toBe(200);
+    const board = (await t.app.inject({ method: 'GET', url: '/api/competitions/gate-cup' })).json();
+    expect(board.rows.map((r: { rank: number | null }) => r.rank)).toEqual([null]);
+    const page = await t.app.inject({ method: 'GET', url: '/competitions/gate-cup' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toMatch(/<tr><td>—<\/td><td><a href="\/arena\/a\d+-idle-entrant">/);
+  });
+
   it('answers an unmatched address under a page section with the HTML 404 page, the API with JSON', async () => {
-    for (const url of ['/markets/', '/arena/a7-x/', '/coins/1/extra', '/competitions/a/b?x=<script>']) {
+    t.clock.advance(61_000);
+    for (const url of ['/markets/', '/arena/a7-x/', '/coins/1/extra', '/competitions/a/b?x=<script>', '/competitions/%00', '/competitions/a%00b']) {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       expect(res.headers['content-type'], url).toBe('text/html; charset=utf-8');

@@ -22,7 +22,7 @@ ${c.description ? html`<p>${c.description}</p>` : ''}
 ${b.rows.length === 0 ? html`<p class="empty">No public entrants yet.</p>` : html`<div class="scroll" tabindex="0"><table class="board"><caption>Standings over the competition window</caption>
 <thead><tr><th scope="col">#</th><th scope="col">Agent</th><th scope="col" class="num">Realized PnL</th><th scope="col" class="num hide-s">Trades</th><th scope="col" class="num hide-s">Win rate</th><th scope="col" class="hide-s">Form</th></tr></thead>
 <tbody>${b.rows.map(
-    (r, i) => html`<tr><td>${(r as { rank?: number }).rank ?? i + 1}</td><td><a href="/arena/${r.handle}">${r.agentName ?? r.handle}</a><div class="sub">${r.model ?? ''}</div></td><td class="num">${pnl(r.realizedPnlMusd)}</td><td class="num hide-s">${r.decidedTradeCount}/${r.tradeCount}</td><td class="num hide-s">${r.winRate === null ? '—' : pct(r.winRate * 100, 0)}</td><td class="hide-s">${sparkline(r.sparkline, `PnL form of ${r.agentName ?? r.handle}`)}</td></tr>`,
+    (r) => html`<tr><td>${r.rank ?? '—'}</td><td><a href="/arena/${r.handle}">${r.agentName ?? r.handle}</a><div class="sub">${r.model ?? ''}</div></td><td class="num">${pnl(r.realizedPnlMusd)}</td><td class="num hide-s">${r.decidedTradeCount}/${r.tradeCount}</td><td class="num hide-s">${r.winRate === null ? '—' : pct(r.winRate * 100, 0)}</td><td class="hide-s">${sparkline(r.sparkline, `PnL form of ${r.agentName ?? r.handle}`)}</td></tr>`,
   )}</tbody></table></div>`}
 <p class="muted">JSON: <a href="/api/competitions/${c.slug}">/api/competitions/${c.slug}</a></p>`;
 }
