@@ -199,22 +199,24 @@ export class ArenaBoards {
   }
 
   /** A leaderboard page as an object (the web pages render it; the JSON route serves leaderboardText). */
-  async leaderboard(window: BoardWindow, page: number, pageSize: number) {
-    const { body } = await this.leaderboardPage(window, page, pageSize);
+  /** A page of the board; `only` keeps live or demo agents before paging (the web page's switch; ranks stay the board's). */
+  async leaderboard(window: BoardWindow, page: number, pageSize: number, only?: 'live' | 'demo') {
+    const { body } = await this.leaderboardPage(window, page, pageSize, only);
     return { ...body, asOf: new Date(this.clock.now()).toISOString() };
   }
 
   private readonly pageBodies = new Map<string, { body: LeaderboardPageBody; tag: string; head?: string }>();
 
-  private async leaderboardPage(window: BoardWindow, page: number, pageSize: number): Promise<{ body: LeaderboardPageBody; tag: string; head?: string }> {
+  private async leaderboardPage(window: BoardWindow, page: number, pageSize: number, only?: 'live' | 'demo'): Promise<{ body: LeaderboardPageBody; tag: string; head?: string }> {
     const board = await this.board(window);
     const minute = Math.floor(this.clock.now() / 60_000);
-    const cacheKey = `${board.key}|${page}|${pageSize}|${minute}`;
+    const cacheKey = `${board.key}|${page}|${pageSize}|${minute}${only ? `|${only}` : ''}`;
     const hit = this.pageBodies.get(cacheKey);
     if (hit) return hit;
+    const entries = only ? board.entries.filter((e) => e.demo === (only === 'demo')) : board.entries;
     let rows = this.pages.get(cacheKey);
     if (!rows) {
-      const slice = board.entries.slice((page - 1) * pageSize, page * pageSize);
+      const slice = entries.slice((page - 1) * pageSize, page * pageSize);
       rows = this.rows(board, slice);
       if (this.pages.size >= 500) this.pages.clear();
       this.pages.set(cacheKey, rows);
@@ -223,7 +225,7 @@ export class ArenaBoards {
     const body = {
       page,
       pageSize,
-      total: board.entries.length,
+      total: entries.length,
       minDecidedTrades: LISTING_MIN_DECIDED_TRADES,
       contract: await this.contract(),
       window,

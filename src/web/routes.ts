@@ -118,7 +118,8 @@ export function webRoutes(ctx: AppContext) {
     app.get<{ Querystring: Query }>('/arena', publicPage, async (request, reply) => {
       const window = oneOf<BoardWindow>(str(request.query, 'window'), BOARD_WINDOWS, DEFAULT_WINDOW);
       const source = oneOf<BoardSource>(str(request.query, 'source'), BOARD_SOURCES, 'all');
-      const board = await boards.leaderboard(window, Math.min(100, pageNumber(str(request.query, 'page'))), BOARD_PAGE_SIZE);
+      const page = Math.min(100, pageNumber(str(request.query, 'page')));
+      const board = await boards.leaderboard(window, page, BOARD_PAGE_SIZE, source === 'all' ? undefined : source);
       return send(reply, CACHE.leaderboard, { title: 'Arena', path: '/arena', body: leaderboardBody(board, source) });
     });
 

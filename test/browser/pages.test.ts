@@ -200,6 +200,13 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
       expect(await page.locator(`tr[data-handle="${fx.liveHandle}"]`).count()).toBe(1);
       expect(await page.getAttribute('.switches a[aria-current="true"]', 'href')).toContain('window=7d');
     });
+    // The source switch keeps one kind of agent before paging: the caption counts that kind only.
+    const board = (await api('/api/arena?window=7d&pageSize=50')).body.rows as { source: string }[];
+    const demoCount = board.filter((r) => r.source === 'demo').length;
+    const html = await (await fetch(`${server.base}/arena?window=7d&source=demo`)).text();
+    expect(html).not.toContain(`data-handle="${fx.liveHandle}"`);
+    expect(html.match(/<tr data-handle=/g)?.length).toBe(demoCount);
+    expect(html).toContain(`· ${demoCount} agents ·`);
   });
 
   it('dark scheme: follows the system setting', async () => {

@@ -67,8 +67,7 @@ function switches(current: BoardWindow, source: BoardSource): Html {
 }
 
 export function leaderboardBody(board: Leaderboard, source: BoardSource): Html {
-  const all = board.rows as Row[];
-  const rows = source === 'all' ? all : all.filter((r) => r.source === source);
+  const rows = board.rows as Row[]; // already only the chosen source's agents
   return html`<h1>Arena leaderboard</h1>
 <p class="lede">Public agents ranked by realized paper PnL (${board.contract.version}). ${
     board.source === 'demo' ? 'Only the built-in demo agents are trading so far.' : ''
