@@ -137,29 +137,42 @@ new Gauge({
   },
 });
 
-const venueAge = new Gauge({
+// prom-client collects every metric of a scrape at once, so each venue gauge fills itself in its
+// own collect(); both await the one venue-health read in flight (one query per scrape).
+let venueRead: Promise<Awaited<ReturnType<typeof venueHealth>>> | null = null;
+function venueRows(): Promise<Awaited<ReturnType<typeof venueHealth>>> {
+  if (!source) return Promise.resolve([]);
+  venueRead ??= venueHealth(source.database.db)
+    .catch(() => [])
+    .finally(() => {
+      venueRead = null;
+    });
+  return venueRead;
+}
+
+new Gauge({
   name: 'paper_arena_pm_venue_success_age_seconds',
   help: 'Seconds since each prediction-market venue was last read successfully',
   labelNames: ['venue', 'mode'] as const,
   registers,
+  async collect() {
+    const rows = await venueRows();
+    this.reset();
+    const now = source?.clock.now() ?? 0;
+    for (const row of rows) {
+      if (row.lastSuccessAt) this.set({ venue: row.source, mode: row.mode }, Math.max(0, (now - row.lastSuccessAt.getTime()) / 1000));
+    }
+  },
 });
 new Gauge({
   name: 'paper_arena_pm_venue_consecutive_failures',
   help: 'Failed reads of each prediction-market venue since its last success',
   labelNames: ['venue', 'mode'] as const,
   registers,
-  // One query fills both venue gauges (a scrape is rare; requests never pay for it).
   async collect() {
+    const rows = await venueRows();
     this.reset();
-    venueAge.reset();
-    if (!source) return;
-    const rows = await venueHealth(source.database.db).catch(() => []);
-    const now = source.clock.now();
-    for (const row of rows) {
-      const labels = { venue: row.source, mode: row.mode };
-      this.set(labels, row.consecutiveFailures);
-      if (row.lastSuccessAt) venueAge.set(labels, Math.max(0, (now - row.lastSuccessAt.getTime()) / 1000));
-    }
+    for (const row of rows) this.set({ venue: row.source, mode: row.mode }, row.consecutiveFailures);
   },
 });
 

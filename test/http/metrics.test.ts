@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PmStreamHub } from '../../src/pm/stream-hub.js';
 import { jobMetricsObserver } from '../../src/services/metrics.js';
 import { startMetricsServer } from '../../src/services/metrics-server.js';
-import { publishPmStreamEvent } from '../../src/storage/pm-repo.js';
+import { publishPmStreamEvent, recordVenueAttempt } from '../../src/storage/pm-repo.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { SoleLeadership } from '../../src/workers/leadership.js';
 import { Scheduler, type JobRun } from '../../src/workers/scheduler.js';
@@ -58,6 +58,19 @@ describe('GET /metrics', () => {
     for (let i = 0; i < 4; i += 1) statuses.push((await t.app.inject({ method: 'GET', url: '/api/agent/me', headers: bearer(key) })).statusCode);
     expect(statuses).toEqual([200, 200, 429, 429]);
     expect(sample(await scrape(), series)).toBe(before + 2);
+  });
+
+  it('reports each venue\'s success age and failures on the first scrape, as of that scrape', async () => {
+    t.clock.advance(1_000);
+    await recordVenueAttempt(t.ctx.database.db, 'audit-venue', 'sim', t.clock.now(), null);
+    t.clock.advance(14_000);
+    await recordVenueAttempt(t.ctx.database.db, 'audit-venue', 'sim', t.clock.now(), 'timeout');
+    t.clock.advance(6_000);
+    const text = await scrape();
+    expect(sample(text, 'paper_arena_pm_venue_success_age_seconds{venue="audit-venue",mode="sim"}')).toBe(20);
+    expect(sample(text, 'paper_arena_pm_venue_consecutive_failures{venue="audit-venue",mode="sim"}')).toBe(1);
+    t.clock.advance(25_000);
+    expect(sample(await scrape(), 'paper_arena_pm_venue_success_age_seconds{venue="audit-venue",mode="sim"}')).toBe(45);
   });
 
   it('reports the ledger queue and whether the ledger records', async () => {
