@@ -1,6 +1,7 @@
 import { runCli } from './cli/main.js';
 import { ConfigError, loadConfig } from './config/env.js';
 import { runServer, type Role } from './server.js';
+import { TapeError } from './marketdata/replay/tape.js';
 import { PgliteDirLockedError } from './storage/pglite-lock.js';
 
 const ROLES: Role[] = ['serve', 'api', 'worker'];
@@ -21,9 +22,13 @@ async function main(): Promise<void> {
   process.exitCode = await runCli(config, [command, ...rest]);
 }
 
+/** Start-up failures that are the operator's situation, not a bug: their message says what to do, no stack needed. */
+const SITUATION_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND']);
+const isSituation = (error: unknown): error is Error =>
+  error instanceof PgliteDirLockedError || error instanceof TapeError || (error instanceof Error && SITUATION_CODES.has((error as NodeJS.ErrnoException).code ?? ''));
+
 main().catch((error: unknown) => {
-  // a locked embedded database is the user's situation to resolve, not a bug: the message says what to do
-  const text = error instanceof PgliteDirLockedError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const text = isSituation(error) ? `paper-arena: ${error.message}` : error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`${text}\n`);
   process.exit(1);
 });

@@ -7,6 +7,7 @@ import { openDatabase, pgliteDirFor, type Database } from '../storage/db.js';
 import { initPgliteDir } from '../storage/pglite-init.js';
 import { PgliteDirLockedError } from '../storage/pglite-lock.js';
 import { findKey, listKeys, revokeKey, updateKey } from '../storage/keys-repo.js';
+import { CliError } from './args.js';
 
 export interface CreateKeyArgs {
   userId: string;
@@ -27,7 +28,6 @@ export interface AdminOps {
   close(): Promise<void>;
 }
 
-export class CliError extends Error {}
 
 class HttpAdminOps implements AdminOps {
   readonly via = 'server' as const;

@@ -18,3 +18,36 @@ export function parseArgs(argv: string[]): { positional: string[]; flags: Map<st
   }
   return { positional, flags };
 }
+
+/** A problem with the command line: printed without a stack, exit code 2. */
+export class CliError extends Error {}
+
+export type Flags = Map<string, string | true>;
+
+/** The flags one command takes: those that carry a value, and on/off switches. */
+export interface FlagSpec {
+  values?: readonly string[];
+  switches?: readonly string[];
+}
+
+/**
+ * Refuses a flag the command does not take (a misspelt `--scope` must not leave a key with the
+ * default scopes) and a value given to a switch (`--public false` would otherwise mean on).
+ */
+export function checkFlags(flags: Flags, spec: FlagSpec): void {
+  const known = [...(spec.values ?? []), ...(spec.switches ?? [])].map((n) => `--${n}`);
+  for (const [name, value] of flags) {
+    if (spec.switches?.includes(name)) {
+      if (value !== true) throw new CliError(`--${name} is a switch and takes no value (got "${value}"); leave it out for off`);
+    } else if (!spec.values?.includes(name)) {
+      throw new CliError(`unknown flag --${name}${known.length > 0 ? `; this command takes ${known.join(', ')}` : '; this command takes no flags'}`);
+    }
+  }
+}
+
+/** A flag's value, undefined when absent; a bare `--name` (no value) is an error. */
+export function flagText(flags: Flags, name: string): string | undefined {
+  const value = flags.get(name);
+  if (value === true) throw new CliError(`--${name} needs a value`);
+  return value;
+}

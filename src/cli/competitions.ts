@@ -2,7 +2,8 @@ import type { Config } from '../config/env.js';
 import { readAdminToken } from '../config/admin-token.js';
 import { ApiError } from '../http/errors.js';
 import { createCompetition, enterCompetition, listAllCompetitionMeta, type CreateCompetitionInput } from '../services/competitions.js';
-import { CliError, openCliDatabase, serverAnswers, serverBaseUrl } from './admin-ops.js';
+import { openCliDatabase, serverAnswers, serverBaseUrl } from './admin-ops.js';
+import { CliError, flagText, type Flags } from './args.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -57,23 +58,17 @@ async function connect(config: Config): Promise<Ops> {
   };
 }
 
-function text(flags: Map<string, string | true>, name: string): string | undefined {
-  const value = flags.get(name);
-  if (value === true) throw new CliError(`--${name} needs a value`);
-  return value;
-}
-
 /** `competitions create|enter|list`. */
-export async function competitionsCommand(config: Config, sub: string | undefined, positional: string[], flags: Map<string, string | true>): Promise<void> {
+export async function competitionsCommand(config: Config, sub: string | undefined, positional: string[], flags: Flags): Promise<void> {
   if (sub !== 'create' && sub !== 'enter' && sub !== 'list') throw new CliError(COMPETITIONS_USAGE);
   const json = flags.has('json');
   let input: CreateCompetitionInput | null = null;
   if (sub === 'create') {
-    const [slug, title, startsAt, endsAt] = ['slug', 'title', 'starts', 'ends'].map((f) => text(flags, f));
+    const [slug, title, startsAt, endsAt] = ['slug', 'title', 'starts', 'ends'].map((f) => flagText(flags, f));
     if (!slug || !title || !startsAt || !endsAt) throw new CliError('create needs --slug, --title, --starts and --ends');
-    const visibility = text(flags, 'visibility');
+    const visibility = flagText(flags, 'visibility');
     if (visibility !== undefined && !['featured', 'public', 'unlisted'].includes(visibility)) throw new CliError('--visibility is featured, public or unlisted');
-    input = { slug, title, startsAt, endsAt, description: text(flags, 'description') ?? null, visibility: visibility as CreateCompetitionInput['visibility'] };
+    input = { slug, title, startsAt, endsAt, description: flagText(flags, 'description') ?? null, visibility: visibility as CreateCompetitionInput['visibility'] };
   }
   const keyId = Number(positional[1]);
   if (sub === 'enter' && (!positional[0] || !Number.isInteger(keyId) || keyId < 1)) throw new CliError('enter needs <slug> <keyId>');

@@ -2,8 +2,8 @@ import type { Config } from '../config/env.js';
 import { isScope, SCOPES, USER_ID_PATTERN, type Scope } from '../domain/api-keys.js';
 import { HOUSE_USER_ID } from '../services/house-agents.js';
 import type { KeyView } from '../services/keys.js';
-import { parseArgs } from './args.js';
-import { CliError, connectAdmin, type AdminOps } from './admin-ops.js';
+import { checkFlags, CliError, flagText, parseArgs, type Flags, type FlagSpec } from './args.js';
+import { connectAdmin, type AdminOps } from './admin-ops.js';
 import { runDoctor } from './doctor.js';
 import { competitionsCommand, COMPETITIONS_USAGE } from './competitions.js';
 import { runMarketCommand } from './market.js';
@@ -27,11 +27,20 @@ Scopes: ${SCOPES.join(', ')} (default: read).`;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-function text(flags: Map<string, string | true>, name: string): string | undefined {
-  const value = flags.get(name);
-  if (value === true) throw new CliError(`--${name} needs a value`);
-  return value;
-}
+/** The flags each command takes (anything else is refused before the command runs). */
+const FLAG_SPECS: Record<string, FlagSpec> = {
+  'keys create': { values: ['user', 'name', 'model', 'scopes'], switches: ['public', 'json'] },
+  'keys list': { values: ['user'], switches: ['json'] },
+  'keys revoke': { switches: ['force', 'json'] },
+  'agents publish': { switches: ['json'] },
+  'agents unpublish': { switches: ['json'] },
+  doctor: {},
+  'competitions create': { values: ['slug', 'title', 'starts', 'ends', 'visibility', 'description'], switches: ['json'] },
+  'competitions enter': { switches: ['json'] },
+  'competitions list': { switches: ['json'] },
+  'market record': { values: ['out', 'minutes', 'every', 'source'], switches: ['no-wait'] },
+  mcp: { values: ['url', 'key'] },
+};
 
 function keyIdArg(positional: string[]): number {
   const id = Number(positional[0]);
@@ -51,18 +60,18 @@ function printKey(view: KeyView & { key?: string }, json: boolean): void {
   );
 }
 
-async function keysCommand(ops: AdminOps, sub: string | undefined, positional: string[], flags: Map<string, string | true>) {
+async function keysCommand(ops: AdminOps, sub: string | undefined, positional: string[], flags: Flags) {
   const json = flags.has('json');
   if (sub === 'create') {
-    const userId = text(flags, 'user');
+    const userId = flagText(flags, 'user');
     if (!userId || !new RegExp(USER_ID_PATTERN).test(userId)) throw new CliError('--user is required: 1..64 of A-Z a-z 0-9 _ . @ -');
-    const scopeList = text(flags, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
+    const scopeList = flagText(flags, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = scopeList?.filter((s) => !isScope(s)) ?? [];
     if (unknown.length > 0) throw new CliError(`unknown scope(s): ${unknown.join(', ')}; use ${SCOPES.join(', ')}`);
     const created = await ops.createKey({
       userId,
-      name: text(flags, 'name'),
-      model: text(flags, 'model'),
+      name: flagText(flags, 'name'),
+      model: flagText(flags, 'model'),
       scopes: scopeList as Scope[] | undefined,
       public: flags.has('public'),
     });
@@ -70,7 +79,7 @@ async function keysCommand(ops: AdminOps, sub: string | undefined, positional: s
     return;
   }
   if (sub === 'list') {
-    const keys = await ops.listKeys(text(flags, 'user'));
+    const keys = await ops.listKeys(flagText(flags, 'user'));
     if (json) out(JSON.stringify(keys));
     else keys.forEach((k) => printKey(k, false));
     return;
@@ -88,39 +97,40 @@ async function keysCommand(ops: AdminOps, sub: string | undefined, positional: s
   throw new CliError(USAGE);
 }
 
-/** Runs one CLI command; returns the process exit code. */
+/** Runs one CLI command; returns the process exit code (2 for a problem with the command line or the request). */
 export async function runCli(config: Config, argv: string[]): Promise<number> {
+  try {
+    return await runCommand(config, argv);
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
+}
+
+async function runCommand(config: Config, argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, sub, ...rest] = positional;
-  if (command === 'doctor' || command === 'competitions' || command === 'market' || command === 'mcp') {
-    try {
-      if (command === 'doctor') return await runDoctor(config);
-      if (command === 'market') return await runMarketCommand(config, sub, flags);
-      if (command === 'mcp') return await runMcpCommand(flags);
-      await competitionsCommand(config, sub, rest, flags);
-      return 0;
-    } catch (error) {
-      if (!(error instanceof CliError)) throw error;
-      process.stderr.write(`${error.message}\n`);
-      return 2;
-    }
+  const spec = FLAG_SPECS[`${command} ${sub}`] ?? FLAG_SPECS[command ?? ''];
+  if (spec) checkFlags(flags, spec);
+  if (command === 'doctor') return runDoctor(config);
+  if (command === 'market') return runMarketCommand(config, sub, flags);
+  if (command === 'mcp') return runMcpCommand(flags);
+  if (command === 'competitions') {
+    await competitionsCommand(config, sub, rest, flags);
+    return 0;
   }
   if (command !== 'keys' && command !== 'agents') {
     out(USAGE);
     return command === 'help' || command === undefined ? 0 : 2;
   }
-  let ops: AdminOps | null = null;
+  const ops = await connectAdmin(config);
   try {
-    ops = await connectAdmin(config);
     if (command === 'keys') await keysCommand(ops, sub, rest, flags);
     else if (sub === 'publish' || sub === 'unpublish') printKey(await ops.updateKey(keyIdArg(rest), { public: sub === 'publish' }), flags.has('json'));
     else throw new CliError(USAGE);
     return 0;
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return 2;
   } finally {
-    await ops?.close();
+    await ops.close();
   }
 }

@@ -28,7 +28,7 @@ import { FileSimStore } from '../storage/sim-file-store.js';
 import type { SimCheckpoint } from '../storage/sim-store.js';
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
 import { systemClock } from '../util/clock.js';
-import { CliError } from './admin-ops.js';
+import { CliError, type Flags } from './args.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const USAGE = 'usage: market record --out tape.ndjson [--minutes 60] [--every 10] [--no-wait] [--source sim|live]';
@@ -81,7 +81,7 @@ async function recordLive(
   return 0;
 }
 
-function intFlag(flags: Map<string, string | true>, name: string, fallback: number, min: number, max: number): number {
+function intFlag(flags: Flags, name: string, fallback: number, min: number, max: number): number {
   const raw = flags.get(name);
   if (raw === undefined) return fallback;
   const value = Number(raw);
@@ -125,7 +125,7 @@ export async function openSimMarket(config: Config, nowMs: number, checkpoint: S
   return { market: new SimMarket(result.universe, result.state, book), resumed: false };
 }
 
-export async function runMarketCommand(config: Config, sub: string | undefined, flags: Map<string, string | true>, liveHttp: LiveHttp = {}): Promise<number> {
+export async function runMarketCommand(config: Config, sub: string | undefined, flags: Flags, liveHttp: LiveHttp = {}): Promise<number> {
   if (sub !== 'record') throw new CliError(USAGE);
   const source = flags.get('source') ?? 'sim';
   if (source !== 'sim' && source !== 'live') throw new CliError('--source must be sim or live');

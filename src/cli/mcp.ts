@@ -1,5 +1,5 @@
 import { runStdioBridge } from '../mcp/stdio-bridge.js';
-import { CliError } from './admin-ops.js';
+import { CliError, flagText, type Flags } from './args.js';
 
 export const MCP_USAGE = `  mcp [--url http://127.0.0.1:3000] [--key sk_live_…]
                                                relay MCP between stdio and a server's /mcp endpoint (for MCP hosts that
@@ -19,12 +19,8 @@ export function mcpEndpoint(text: string): URL {
 }
 
 /** `paper-arena mcp`: runs the stdio bridge until the host closes stdin; returns the exit code. */
-export async function runMcpCommand(flags: Map<string, string | true>): Promise<number> {
-  const value = (name: string, env: string): string | undefined => {
-    const flag = flags.get(name);
-    if (flag === true) throw new CliError(`--${name} needs a value`);
-    return flag ?? (process.env[env] || undefined);
-  };
+export async function runMcpCommand(flags: Flags): Promise<number> {
+  const value = (name: string, env: string): string | undefined => flagText(flags, name) ?? (process.env[env] || undefined);
   const url = mcpEndpoint(value('url', 'PAPER_ARENA_URL') ?? 'http://127.0.0.1:3000');
   const key = value('key', 'PAPER_ARENA_KEY') ?? null;
   await runStdioBridge({ url, key, log: (line) => process.stderr.write(`${line}\n`) });

@@ -125,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (marketRaw === 'live') marketData = { kind: 'live' };
   else if (marketRaw.startsWith('replay:') && marketRaw.length > 'replay:'.length) {
     marketData = { kind: 'replay', file: resolve(marketRaw.slice('replay:'.length)) };
+    if (!existsSync(marketData.file)) problems.push(`MARKET_DATA replay tape ${marketData.file} does not exist`);
   } else if (marketRaw !== 'sim') problems.push(`MARKET_DATA must be sim, live or replay:<file> (got "${marketRaw}")`);
 
   const adminToken = read('ADMIN_TOKEN') ?? null;
@@ -160,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 0, 0, 120_000),
     metricsPort: read('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 0, 1, 65535),
   };
+  if (config.metricsPort !== null && config.metricsPort === config.port) problems.push(`METRICS_PORT must differ from PORT (both ${config.port})`);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

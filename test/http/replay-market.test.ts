@@ -110,7 +110,7 @@ describe('replay', () => {
 
   it('validates REPLAY_SPEED', () => {
     expect(loadConfig({}).replaySpeed).toBe(1);
-    expect(loadConfig({ REPLAY_SPEED: '12.5', MARKET_DATA: 'replay:tape.ndjson' }).replaySpeed).toBe(12.5);
+    expect(loadConfig({ REPLAY_SPEED: '12.5' }).replaySpeed).toBe(12.5);
     for (const bad of ['0', '-1', 'fast', '100000']) expect(() => loadConfig({ REPLAY_SPEED: bad })).toThrow(/REPLAY_SPEED must be a number above 0/);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliError, serverAnswers } from '../../src/cli/admin-ops.js';
+import { serverAnswers } from '../../src/cli/admin-ops.js';
+import { CliError } from '../../src/cli/args.js';
 import { freePort } from '../e2e/support/crash-server.js';
 
 /**

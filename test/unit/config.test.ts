@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
 
@@ -21,6 +24,12 @@ describe('configuration', () => {
     for (const name of ['PORT', 'DATABASE_URL', 'AGENT_RPM', 'FUTURES_OPEN_ENABLED', 'MARKET_DATA']) expect(problems).toContain(name);
   });
 
+  it('refuses at start what would fail later: a replay tape that does not exist, the metrics port on the API port', () => {
+    expect(() => loadConfig({ MARKET_DATA: 'replay:/nonexistent/tape.ndjson' })).toThrow(/MARKET_DATA replay tape \/nonexistent\/tape.ndjson does not exist/);
+    expect(() => loadConfig({ PORT: '3100', METRICS_PORT: '3100' })).toThrow(/METRICS_PORT must differ from PORT/);
+    expect(loadConfig({ PORT: '3100', METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+  });
+
   it('reads TRUST_PROXY as a switch or as the trusted proxies’ addresses', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
@@ -29,7 +38,9 @@ describe('configuration', () => {
   });
 
   it('parses flags, replay tapes and budgets', () => {
-    const config = loadConfig({ PM_OPEN_ENABLED: 'false', MARKET_DATA: 'replay:tape.jsonl', TRADE_WPM: '5', REDIS_URL: 'redis://127.0.0.1:6379' });
+    const tape = join(mkdtempSync(join(tmpdir(), 'config-')), 'tape.jsonl');
+    writeFileSync(tape, '');
+    const config = loadConfig({ PM_OPEN_ENABLED: 'false', MARKET_DATA: `replay:${tape}`, TRADE_WPM: '5', REDIS_URL: 'redis://127.0.0.1:6379' });
     expect(config.pmOpenEnabled).toBe(false);
     expect(config.marketData).toMatchObject({ kind: 'replay' });
     expect(config.tradeWpm).toBe(5);

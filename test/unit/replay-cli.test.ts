@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CliError } from '../../src/cli/admin-ops.js';
+import { CliError } from '../../src/cli/args.js';
 import { runMarketCommand } from '../../src/cli/market.js';
 import { parseArgs } from '../../src/cli/args.js';
 import { testConfig } from '../../src/config/env.js';

@@ -1,0 +1,43 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { checkFlags, CliError, parseArgs } from '../../src/cli/args.js';
+import { runCli } from '../../src/cli/main.js';
+import { testConfig } from '../../src/config/env.js';
+
+const flagsOf = (line: string) => parseArgs(line.split(' ')).flags;
+
+describe('checkFlags', () => {
+  const spec = { values: ['user', 'scopes'], switches: ['public', 'json'] };
+  it('takes the flags a command names, switches without a value', () => {
+    expect(() => checkFlags(flagsOf('--user me --scopes read,trade:spot --public --json'), spec)).not.toThrow();
+  });
+  it('refuses a misspelt flag and names the ones the command takes', () => {
+    expect(() => checkFlags(flagsOf('--user me --scope trade:spot'), spec)).toThrow(new CliError('unknown flag --scope; this command takes --user, --scopes, --public, --json'));
+  });
+  it('refuses a value given to a switch (--public false must not publish)', () => {
+    expect(() => checkFlags(flagsOf('--user me --public false'), spec)).toThrow(/--public is a switch and takes no value \(got "false"\)/);
+    expect(() => checkFlags(flagsOf('--public=no'), spec)).toThrow(/--public is a switch/);
+  });
+});
+
+describe('runCli refuses bad flags before it touches anything', () => {
+  let stderr: string[];
+  beforeEach(() => {
+    stderr = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  // A database URL nothing answers on: had the command run, it would fail differently (or hang).
+  const config = testConfig({ databaseUrl: 'postgres://nobody@127.0.0.1:1/none', port: 1 });
+  it.each([
+    ['keys create --user me --scope trade:spot', 'unknown flag --scope'],
+    ['keys create --user me --public false', '--public is a switch'],
+    ['keys revoke 7 --forse', 'unknown flag --forse'],
+    ['market record --out t.ndjson --minute 5', 'unknown flag --minute'],
+    ['doctor --fix', 'this command takes no flags'],
+    ['competitions list --all', 'unknown flag --all'],
+  ])('%s → exit 2', async (line, message) => {
+    expect(await runCli(config, line.split(' '))).toBe(2);
+    expect(stderr.join('')).toContain(message);
+  });
+});
