@@ -89,7 +89,7 @@ class DbAdminOps implements AdminOps {
     return toKeyView((await revokeKey(this.database.db, keyId, new Date()))!);
   }
   async updateKey(keyId: number, patch: { agentName?: string | null; agentModel?: string | null; public?: boolean }) {
-    await this.existing(keyId);
+    if ((await this.existing(keyId)).revokedAt) throw new CliError(`409 key_revoked: key ${keyId} is revoked`);
     const { public: isPublic, ...rest } = patch;
     return toKeyView((await updateKey(this.database.db, keyId, { ...rest, ...(isPublic !== undefined ? { isPublic } : {}) }))!);
   }

@@ -76,6 +76,12 @@ describe('admin surface', () => {
     const revoked = await t.app.inject({ method: 'POST', url: `/api/admin/keys/${body.keyId}/revoke`, headers: adminHeaders });
     expect(revoked.json().revokedAt).toBeTypeOf('string');
     expect((await t.app.inject({ url: '/api/agent/me', headers: bearer(body.key) })).statusCode).toBe(401);
+    // a revoked key stays retired: it cannot be published or renamed
+    const republish = await t.app.inject({ method: 'PATCH', url: `/api/admin/keys/${body.keyId}`, headers: adminHeaders, payload: { public: true } });
+    expect(republish.statusCode).toBe(409);
+    expect(republish.json().error).toBe('key_revoked');
+    const afterRevoke = (await t.app.inject({ url: '/api/admin/keys?userId=owner-1', headers: adminHeaders })).json().keys as { keyId: number; public: boolean }[];
+    expect(afterRevoke.find((k) => k.keyId === body.keyId)?.public).toBe(revoked.json().public);
   });
 
   it('creates an owner once: 201, then 200 for the same id', async () => {

@@ -758,6 +758,27 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
                 413: {
                     headers: {
                         [name: string]: unknown;

@@ -110,11 +110,12 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           security,
           params: KeyIdParam,
           body: StrictBody({ agentName: Type.Optional(AgentName), agentModel: Type.Optional(AgentModel), public: Type.Optional(Type.Boolean()) }),
-          response: { 200: KeyView, ...errors },
+          response: { 200: KeyView, 409: ErrorBody, ...errors },
         },
       },
       async (request) => {
-        await keyOr404(request.params.keyId);
+        // a revoked key is retired: publishing or renaming it would only hide an operator's mistake
+        if ((await keyOr404(request.params.keyId)).revokedAt) throw new ApiError(409, 'key_revoked', `key ${request.params.keyId} is revoked`);
         const { agentName, agentModel, public: isPublic } = request.body;
         const row = await updateKey(db, request.params.keyId, {
           ...(agentName !== undefined ? { agentName } : {}),
