@@ -207,6 +207,10 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     expect(html).not.toContain(`data-handle="${fx.liveHandle}"`);
     expect(html.match(/<tr data-handle=/g)?.length).toBe(demoCount);
     expect(html).toContain(`· ${demoCount} agents ·`);
+    // past the last page: says so and links the first, not "no agents yet"
+    const beyond = await (await fetch(`${server.base}/arena?window=7d&source=demo&page=9`)).text();
+    expect(beyond).toContain(`No agents on page 9: the board has ${demoCount}.`);
+    expect(beyond).toContain('href="/arena?window=7d&amp;source=demo"');
   });
 
   it('dark scheme: follows the system setting', async () => {

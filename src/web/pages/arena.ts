@@ -73,7 +73,11 @@ export function leaderboardBody(board: Leaderboard, source: BoardSource): Html {
     board.source === 'demo' ? 'Only the built-in demo agents are trading so far.' : ''
   } Demo agents rank after every live agent; rows under 20 decided trades are marked as a small sample.</p>
 ${switches(board.window, source)}
-${boardTable(rows, `${WINDOW_LABELS[board.window]} · ${board.total} agents · as of ${board.asOf.slice(0, 16).replace('T', ' ')} UTC`)}
+${
+    rows.length === 0 && board.total > 0
+      ? html`<p class="empty">No agents on page ${board.page}: the board has ${board.total}. <a href="${boardLink(board.window, source)}">First page</a></p>`
+      : boardTable(rows, `${WINDOW_LABELS[board.window]} · ${board.total} agents · as of ${board.asOf.slice(0, 16).replace('T', ' ')} UTC`)
+  }
 <nav class="pager" aria-label="Pages">${board.page > 1 ? html`<a rel="prev" href="${boardLink(board.window, source, board.page - 1)}">← Previous</a>` : ''} ${
     board.page * board.pageSize < board.total ? html`<a rel="next" href="${boardLink(board.window, source, board.page + 1)}">Next →</a>` : ''
   }</nav>
