@@ -72,6 +72,15 @@ describe('web pages over HTTP', () => {
     expect(page.body).toMatch(/<tr><td>—<\/td><td><a href="\/arena\/a\d+-idle-entrant">/);
   });
 
+  it('keeps a malformed agent handle out of the dataset page\'s download links (the API would answer 400)', async () => {
+    t.clock.advance(61_000);
+    const res = await t.app.inject({ method: 'GET', url: '/arena/decisions?agent=a0-x' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('a0-x is not a public handle');
+    expect(res.body).toContain('href="/api/arena/decisions?format=jsonl&amp;limit=250"');
+    expect(res.body).not.toMatch(/api\/arena\/decisions\?[^"]*agent=a0-x/);
+  });
+
   it('answers an unmatched address under a page section with the HTML 404 page, the API with JSON', async () => {
     t.clock.advance(61_000);
     for (const url of ['/markets/', '/arena/a7-x/', '/coins/1/extra', '/competitions/a/b?x=<script>', '/competitions/%00', '/competitions/a%00b']) {

@@ -18,13 +18,14 @@ const qs = (params: Record<string, string | number | boolean>) =>
     .join('&');
 
 export function datasetBody(env: Envelope, f: DatasetFilters, agentError: string | null): Html {
-  const api = (format: string) => `/api/arena/decisions?${qs({ format, agent: f.agent, limit: 250 })}`;
+  // a handle the API would refuse (400) is left out of the download links
+  const api = (format: string) => `/api/arena/decisions?${qs({ format, agent: agentError ? '' : f.agent, limit: 250 })}`;
   const next = env.pagination.nextCursor;
   const opportunities = 'opportunities' in env ? (env.opportunities ?? []) : [];
   return html`<h1>Decisions dataset</h1>
 <p class="lede">${env.description}</p>
 <form class="filters" method="get" action="/arena/decisions">
-<label>Agent handle <input name="agent" value="${f.agent}" placeholder="a12-my-agent" pattern="a[0-9]+-[a-z0-9\\-]*" size="18"></label>
+<label>Agent handle <input name="agent" value="${f.agent}" placeholder="a12-my-agent" pattern="a[1-9][0-9]*-[A-Za-z0-9][A-Za-z0-9\\-]*" size="18"></label>
 <label>Rows <select name="limit">${[25, 50, 100, 250].map((n) => html`<option${n === f.limit ? html` selected` : ''}>${n}</option>`)}</select></label>
 <label><input type="checkbox" name="includeOpportunities" value="true"${f.includeOpportunities ? html` checked` : ''}> with opportunities</label>
 <button type="submit">Apply</button>
