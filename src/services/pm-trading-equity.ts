@@ -1,4 +1,5 @@
 import { Decimal } from '../domain/money.js';
+import { chosenSideMid, type PmSide } from '../domain/pm/pricing.js';
 import type { OpenPmMark } from '../storage/pm-positions-repo.js';
 
 /**
@@ -11,7 +12,7 @@ export function valueOpenPm(marks: OpenPmMark[]): Decimal {
   for (const m of marks) {
     const p = m.outcomeProbability;
     if (p === null || !(p >= 0 && p <= 100)) continue;
-    const chosen = m.side === 'yes' ? p : 100 - p;
+    const chosen = chosenSideMid(m.side as PmSide, p);
     total = total.plus(new Decimal(m.sharesMusd).times(chosen).div(100).minus(m.stakeMusd));
   }
   return total.toDecimalPlaces(8);

@@ -4,7 +4,7 @@
  * the PM position view.
  */
 import { floorBlockReasons, isOpenAt, pmQuality, qualityGateReasons, shapeBlockReasons, type PmQuality } from '../domain/pm/gates.js';
-import { chosenSideMid, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
+import { chosenSideMid, complementPoints, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
 import { Decimal } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
 import { readVenueMarket, venueMarketOf, type VenueMarketRead } from '../pm/api.js';
@@ -98,7 +98,7 @@ export function frozenSnapshot(p: PmPricing) {
 /** The decision's frozen entry context (supplement 2.10). */
 export function entryContext(p: PmPricing) {
   const o = p.outcome;
-  const [bid, ask] = p.side === 'yes' ? [o.bid, o.ask] : [o.ask === null ? null : 100 - o.ask, o.bid === null ? null : 100 - o.bid];
+  const [bid, ask] = p.side === 'yes' ? [o.bid, o.ask] : [o.ask === null ? null : complementPoints(o.ask), o.bid === null ? null : complementPoints(o.bid)];
   return {
     v: 1,
     capturedAt: new Date(p.nowMs).toISOString(),
@@ -173,7 +173,7 @@ export interface PmOpenInput extends PmQuoteInput {
 }
 
 /** Codes meaning the price moved away or vanished between the agent's look and the act. */
-const EXPIRED_CODES = new Set(['entry_price_unavailable', 'outcome_unpriced', 'event_settled', 'event_not_open']);
+const EXPIRED_CODES = new Set(['entry_price_unavailable', 'outcome_unpriced', 'event_settled', 'event_not_open', 'not_open']);
 
 /** Maps an open refusal to the kind of decision record kept for it (supplement 1.10 [ours]). */
 export function refusalKind(statusCode: number, blockReasons: string[] | undefined): 'validation_failed' | 'risk_rejected' | 'quote_expired' | 'execution_rejected' {

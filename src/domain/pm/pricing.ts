@@ -39,8 +39,13 @@ export interface PmFill {
   executionModel: ExecutionModel;
 }
 
+/** 100 − p in probability points without binary noise (100 − 85.7 is 14.299999999999997 in floating point). */
+export function complementPoints(p: number): number {
+  return Math.round((100 - p) * 1e9) / 1e9;
+}
+
 export function chosenSideMid(side: PmSide, outcomeProbability: number): number {
-  return side === 'yes' ? outcomeProbability : 100 - outcomeProbability;
+  return side === 'yes' ? outcomeProbability : complementPoints(outcomeProbability);
 }
 
 /** Null when the outcome is not priced strictly inside 0..100. */

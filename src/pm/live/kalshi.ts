@@ -1,6 +1,7 @@
 /** Kalshi (trade API v2): open markets; prices in cents. */
 import type { MarketState, VenueAdapter } from '../types.js';
 import { categoryOf, coinsOf, getJson, ms, num, type FetchLike } from './http.js';
+import { complementPoints } from '../../domain/pm/pricing.js';
 
 export const KALSHI_URL = 'https://api.elections.kalshi.com/trade-api/v2/markets?status=open&limit=200';
 
@@ -24,7 +25,7 @@ export function parseKalshi(body: unknown, nowMs: number): MarketState[] {
     const slug = ticker.toLowerCase();
     const outcomes = [
       { externalMarketId: `${ticker}:yes`, name: 'Yes', probability: mid, bid: open ? yesBid : null, ask: open ? yesAsk : null },
-      { externalMarketId: `${ticker}:no`, name: 'No', probability: 100 - mid, bid: open && yesAsk !== null ? 100 - yesAsk : null, ask: open && yesBid !== null ? 100 - yesBid : null },
+      { externalMarketId: `${ticker}:no`, name: 'No', probability: complementPoints(mid), bid: open && yesAsk !== null ? complementPoints(yesAsk) : null, ask: open && yesBid !== null ? complementPoints(yesBid) : null },
     ];
     const closeAt = ms(raw.close_time);
     out.push({

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../../src/domain/money.js';
-import { edgeSizing, pmFill } from '../../../src/domain/pm/pricing.js';
+import { chosenSideMid, edgeSizing, pmFill } from '../../../src/domain/pm/pricing.js';
+import { refusalKind } from '../../../src/services/pm-trading.js';
 
 const book = { outcomeProbability: 50, spreadPoints: 2, liquidityUsd: 50_000 };
 
@@ -21,6 +22,17 @@ describe('PM fill (paper_execution_v1)', () => {
     const fill = pmFill('no', { ...book, outcomeProbability: 30 }, new Decimal(50))!;
     expect(fill.entryProbability).toBe(70);
     expect(fill.fillProbability).toBeGreaterThan(70);
+  });
+
+  it('gives the NO mid exactly as shown, without floating-point noise (a floor at 14.3 must pass at 14.3)', () => {
+    for (const [yes, no] of [[85.7, 14.3], [76.9, 23.1], [95.9, 4.1], [99.3, 0.7], [33.33, 66.67]]) expect(chosenSideMid('no', yes!)).toBe(no);
+    expect(pmFill('no', { ...book, outcomeProbability: 85.7, spreadPoints: 0 }, new Decimal(10))!.entryProbability).toBe(14.3);
+  });
+
+  it('files a refusal as quote_expired when every reason is a closed event or a vanished price', () => {
+    expect(refusalKind(422, ['event_not_open', 'not_open', 'entry_price_unavailable'])).toBe('quote_expired');
+    expect(refusalKind(422, ['event_settled', 'not_open'])).toBe('quote_expired');
+    expect(refusalKind(422, ['not_open', 'entry_below_floor'])).toBe('risk_rejected');
   });
 
   it('grows slippage with stake and shrinks the fee toward the extremes', () => {
