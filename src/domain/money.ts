@@ -24,11 +24,12 @@ export function cashTotal(b: CashBalances): Decimal {
 export const roundMoney = (d: Decimal): Decimal => d.toDecimalPlaces(8, Decimal.ROUND_HALF_EVEN);
 
 /**
- * A coin quantity as an order takes it: cut to the 8 decimal places balances are kept and shown
- * at (toward zero: never more than asked). Finer digits (a float `budget / price`) would leave
- * holdings the wallet cannot show, so the balance it does show could not be sold.
+ * An amount as an order takes it (a coin quantity, a futures margin, a PM stake): cut to the 8
+ * decimal places balances are kept and shown at (toward zero: never more than asked). Finer
+ * digits (a float `budget / price`) would leave amounts the wallet cannot show: a holding whose
+ * shown balance could not be sold, a margin shown as other than the one frozen.
  */
-export const orderQuantity = (value: number): Decimal => new Decimal(value).toDecimalPlaces(8, Decimal.ROUND_DOWN);
+export const orderAmount = (value: number): Decimal => new Decimal(value).toDecimalPlaces(8, Decimal.ROUND_DOWN);
 
 /** Money goes on the wire as a plain JSON number, rounded once here (8 decimal places). */
 export function toWire(value: Decimal | string | number): number {

@@ -5,7 +5,7 @@
  */
 import { floorBlockReasons, isOpenAt, pmQuality, qualityGateReasons, shapeBlockReasons, type PmQuality } from '../domain/pm/gates.js';
 import { chosenSideMid, complementPoints, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, orderAmount } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
 import { readVenueMarket, venueMarketOf, type VenueMarketRead } from '../pm/api.js';
 import { decisionSupport, type DecisionSupport } from '../pm/decision-support.js';
@@ -50,7 +50,7 @@ export function pricePm(market: VenueMarketRead, input: PmQuoteInput, nowMs: num
   const outcome = market.outcomes.find((o) => o.externalMarketId === input.outcomeExternalMarketId);
   if (!outcome) throw notFound('outcome_not_found', `no outcome ${input.outcomeExternalMarketId} on ${market.source}/${market.slug}`);
   const side = input.side ?? 'yes';
-  const stake = new Decimal(input.stakeMusd);
+  const stake = orderAmount(input.stakeMusd);
   const usable = priced(outcome.probability) && !market.resolution && isOpenAt(market, nowMs);
   const entryProbability = priced(outcome.probability) ? chosenSideMid(side, outcome.probability) : null;
   const fill = usable

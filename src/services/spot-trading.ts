@@ -7,7 +7,7 @@
 import type { CoinRef } from '../domain/coin-ref.js';
 import { EXECUTION_VERSION, executionModel, SPOT_TAKER_FEE_BPS, spotSpreadBps, type ExecutionModel } from '../domain/execution-model.js';
 import { SPOT_STALE_AFTER_SECONDS, spotFreshness, type Freshness } from '../domain/freshness.js';
-import { Decimal, orderQuantity, priceToWire, toWire } from '../domain/money.js';
+import { Decimal, orderAmount, priceToWire, toWire } from '../domain/money.js';
 import { decideMarketOrder, type BlockReason, type Side } from '../domain/spot.js';
 import { decideCancel, decideRestingFill, decideSpotOrder, isResting, type RestingFillPrice } from '../domain/spot-orders.js';
 import { ApiError, blocked } from '../http/errors.js';
@@ -100,7 +100,7 @@ type MarketReadsForOrders = Pick<MarketFeed, 'price'>;
 
 function decideOrderWrite(deps: { market: MarketReadsForOrders; nowMs: number }, coin: CoinRef, input: OrderInput, book: BookSnapshot): Decided<null> {
   const mid = usablePrice(deps.market, coin.coinId, deps.nowMs);
-  const quantity = orderQuantity(input.quantity);
+  const quantity = orderAmount(input.quantity);
   const limitPrice = input.orderType === 'market' ? null : new Decimal(input.limitPrice!);
   const stopPrice = input.orderType === 'stop' ? new Decimal(input.stopPrice!) : null;
   const decision = decideSpotOrder(
@@ -251,7 +251,7 @@ export async function quoteSpot(
   const wallet = book.wallet;
   const holding = book.holding!;
   const price = market.price(coin.coinId);
-  const quantity = orderQuantity(quantityNumber);
+  const quantity = orderAmount(quantityNumber);
   const blockReasons: BlockReason[] = [];
   let model: ExecutionModel;
   let priced: { executionPrice: number; cost: number; fee: number } | null = null;

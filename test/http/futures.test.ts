@@ -167,6 +167,19 @@ describe('POST /api/agent/futures/open', () => {
     await booksBalanced();
   });
 
+  it('takes the margin at the 8 decimals balances are kept at (cut toward zero), in quote and open alike', async () => {
+    const { key, keyId } = await t.newKey();
+    t.market.set('1', 50_000, t.clock.now());
+    const quote = (await post(t, key, 'quote', { coinId: '1', side: 'long', leverage: 2, marginMusd: 10.123456789 })).json();
+    expect(quote.marginMusd).toBe(10.12345678);
+    const res = await open(key, { coinId: '1', side: 'long', leverage: 2, marginMusd: 10.123456789 });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().position.marginMusd).toBe(10.12345678);
+    const w = (await findWallet(t.ctx.database.db, keyId))!;
+    expect(w.frozenFutures.toString()).toBe('10.12345678'); // frozen exactly as shown
+    await booksBalanced();
+  });
+
   it('adds a same-side open at the same leverage with a size-weighted entry (200)', async () => {
     const { key, keyId } = await t.newKey();
     expect((await open(key, { coinId: '1027', side: 'short', leverage: 5, marginMusd: 200 })).statusCode).toBe(201);

@@ -1,6 +1,6 @@
 import { decideOpen } from '../../domain/futures/decisions.js';
 import type { FuturesSide } from '../../domain/futures/position-math.js';
-import { Decimal } from '../../domain/money.js';
+import { Decimal, orderAmount } from '../../domain/money.js';
 import type { CoinRef } from '../../domain/coin-ref.js';
 import { blocked } from '../../http/errors.js';
 import type { MarketFeed } from '../../marketdata/feed.js';
@@ -58,7 +58,7 @@ export async function openFuturesPosition(
           coin: req.coin,
           side: req.side,
           leverage: new Decimal(req.leverage),
-          margin: new Decimal(req.marginMusd),
+          margin: orderAmount(req.marginMusd),
           stopLoss: dec(req.stopLossPrice),
           takeProfit: dec(req.takeProfitPrice),
           idempotencyKey: req.idempotencyKey,

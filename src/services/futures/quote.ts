@@ -3,7 +3,7 @@ import { addBlockReasons, type AddTarget } from '../../domain/futures/decisions.
 import { futuresExecutionModel } from '../../domain/execution-model.js';
 import type { CoinRef } from '../../domain/coin-ref.js';
 import { buildObservation } from '../../domain/observation.js';
-import { Decimal, futuresPriceToWire as price, STARTING_CASH_MUSD, toWire } from '../../domain/money.js';
+import { Decimal, orderAmount, futuresPriceToWire as price, STARTING_CASH_MUSD, toWire } from '../../domain/money.js';
 import type { MarketFeed } from '../../marketdata/feed.js';
 import { readBook } from '../../storage/book-read-repo.js';
 import type { Queryable } from '../../storage/db.js';
@@ -24,7 +24,7 @@ export async function quoteFutures(
 ) {
   const read = readMark(market, req.coin.coinId, nowMs);
   const leverage = new Decimal(req.leverage);
-  const margin = new Decimal(req.marginMusd);
+  const margin = orderAmount(req.marginMusd);
   // An open refused by the server flag (FUTURES_OPEN_ENABLED) is not eligible, whatever the market says.
   const blockReasons: string[] = [...(req.openEnabled ? [] : ['feature_disabled']), ...(read.problem ? [read.problem] : [])];
   const terms = read.mark ? openTerms(req.side, read.mark, leverage, margin) : null;
@@ -43,7 +43,7 @@ export async function quoteFutures(
     coin: { ucid: req.coin.coinId, symbol: req.coin.symbol, name: req.coin.name },
     side: req.side,
     leverage: req.leverage,
-    marginMusd: req.marginMusd,
+    marginMusd: margin.toNumber(),
     minMargin: MIN_MARGIN_MUSD,
     maxLeverage: MAX_LEVERAGE,
     referenceMark: read.mark ? price(read.mark) : null,
