@@ -380,6 +380,13 @@ describe('POST /api/agent/futures/close', () => {
     expect(responses.filter((r) => r.json().idempotentReplay === true)).toHaveLength(49);
     expect((await findWallet(t.ctx.database.db, keyId))!.frozenFutures.toNumber()).toBe(200);
     expect(await futuresTrades(keyId)).toHaveLength(1);
+    // the default fraction is part of the intent: a retry spelling out fraction 1 replays a close sent without one
+    const q = (await open(key, { coinId: '1', side: 'long', leverage: 2, marginMusd: 100 })).json().position;
+    expect((await post(t, key, 'close', { positionId: q.id, idempotencyKey: 'whole-close' })).json().idempotentReplay).toBeUndefined();
+    const spelled = await post(t, key, 'close', { positionId: q.id, fraction: 1, idempotencyKey: 'whole-close' });
+    expect(spelled.statusCode).toBe(200);
+    expect(spelled.json().idempotentReplay).toBe(true);
+    expect(await futuresTrades(keyId)).toHaveLength(2);
     await booksBalanced();
   });
 

@@ -1776,7 +1776,10 @@ export interface paths {
                         source: string;
                         slug: string;
                         outcomeExternalMarketId: string;
-                        /** @enum {string} */
+                        /**
+                         * @default yes
+                         * @enum {string}
+                         */
                         side?: "yes" | "no";
                         stakeMusd: number;
                         forecastProbability?: number;
@@ -2110,7 +2113,10 @@ export interface paths {
                         source: string;
                         slug: string;
                         outcomeExternalMarketId: string;
-                        /** @enum {string} */
+                        /**
+                         * @default yes
+                         * @enum {string}
+                         */
                         side?: "yes" | "no";
                         stakeMusd: number;
                         forecastProbability?: number;

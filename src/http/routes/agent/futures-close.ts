@@ -40,8 +40,8 @@ export function futuresCloseRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
             ctx.market,
             ctx.clock.now(),
             { keyId: key.keyId, positionId: body.positionId, fraction, idempotencyKey: body.idempotencyKey },
-            // the default is part of the intent: {fraction: 1} and no fraction are the same request
-            { route: `POST ${FUTURES_CLOSE_URL}`, body: { ...(body as Record<string, unknown>), fraction } },
+            // the schema fills the default fraction in: {fraction: 1} and no fraction are the same request
+            { route: `POST ${FUTURES_CLOSE_URL}`, body: body as Record<string, unknown> },
           ),
         );
         if (result.replay) request.ledgerNote = { ...request.ledgerNote, ledgerStatus: 'idempotent_replay' };

@@ -60,7 +60,7 @@ const Market = {
   source: Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_-]+$' }),
   slug: Type.String({ minLength: 1, maxLength: 300, pattern: '^[a-z0-9._-]+$' }),
   outcomeExternalMarketId: Type.String({ minLength: 1, maxLength: 300 }),
-  side: Type.Optional(StringEnum(['yes', 'no'] as const)),
+  side: Type.Optional(StringEnum(['yes', 'no'] as const, { default: 'yes' })),
   stakeMusd: Type.Number({ exclusiveMinimum: 0, maximum: 1e12 }),
   forecastProbability: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 100 })),
   minEntryProbabilityPct: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
@@ -145,8 +145,8 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const result = await openPmPosition(ctx.database, ctx.clock, input, key, {
             idempotencyKey: body.idempotencyKey,
             route: `POST ${PM_OPEN_URL}`,
-            // the default is part of the intent: {side: "yes"} and no side are the same request
-            body: { ...(body as Record<string, unknown>), side: body.side ?? 'yes' },
+            // the schema fills the default side in: {side: "yes"} and no side are the same request
+            body: body as Record<string, unknown>,
           });
           const position = result.body.position as { id: number };
           request.ledgerNote = {
