@@ -3,6 +3,7 @@
  * and consensus, rebuilt from the database at most every few seconds (single flight), so
  * public reads are in-memory filters over one snapshot.
  */
+import { complementPoints } from '../domain/pm/pricing.js';
 import type { Database } from '../storage/db.js';
 import { loadPmMarkets, pmMarketsVersion, venueHealth, type PmMarketRow } from '../storage/pm-repo.js';
 import type { Clock } from '../util/clock.js';
@@ -38,33 +39,74 @@ export function relativeOrientation(a: string | null, b: string | null): 'same' 
   return a === b ? 'same' : 'flipped';
 }
 
-/** Consensus for the leading outcome of `target` across its open cluster members. */
-export function referenceFor(target: PmMarketRow, members: PmMarketRow[], nowMs: number): ReferenceProbability | null {
+type Consensus = NonNullable<ReturnType<typeof weightedMedian>>;
+
+/** Members that vote: open, with a known orientation to the cluster anchor. */
+const voters = (members: PmMarketRow[]) => members.filter((m) => m.status === 'open' && m.orientation && m.orientation !== 'unknown');
+
+/**
+ * Consensus (0..100) for one of `target`'s outcomes across its cluster, oriented to `target`;
+ * null when `target` cannot be oriented or fewer than 2 venues vote. Binary members vote their
+ * first outcome (flipped ones 100 − p); multi members vote the outcome of the same name.
+ */
+function outcomeConsensus(target: PmMarketRow, members: PmMarketRow[], index: number): Consensus | null {
   if (target.status !== 'open' || !target.orientation || target.orientation === 'unknown') return null;
-  const open = members.filter((m) => m.status === 'open' && m.orientation && m.orientation !== 'unknown');
   const outcomes = target.outcomes as OutcomeQuote[];
   if (target.kind === 'binary') {
-    const voices: Voice[] = open.map((m) => {
+    const voices: Voice[] = voters(members).map((m) => {
       const p = (m.outcomes as OutcomeQuote[])[0]!.probability;
       return { source: m.source, liquidity: m.liquidity, probability: m.orientation === 'flipped' ? 100 - p : p };
     });
     const r = weightedMedian(voices);
     if (!r) return null;
     const yes = target.orientation === 'flipped' ? 100 - r.probability : r.probability;
-    const leadYes = yes >= 50;
-    return referenceOf(Math.round((leadYes ? yes : 100 - yes) * 10) / 10, r.venueCount, r.spreadPoints, outcomes[leadYes ? 0 : 1]!.name, 'binary', nowMs);
+    return { ...r, probability: index === 0 ? yes : 100 - yes };
   }
-  let best: { name: string; probability: number; venueCount: number; spreadPoints: number } | null = null;
-  for (const o of outcomes) {
-    const voices: Voice[] = [];
-    for (const m of open) {
-      const match = (m.outcomes as OutcomeQuote[]).find((x) => normName(x.name) === normName(o.name));
-      if (match) voices.push({ source: m.source, liquidity: m.liquidity, probability: match.probability });
-    }
-    const r = weightedMedian(voices);
-    if (r && (!best || r.probability > best.probability)) best = { name: o.name, ...r };
+  const name = normName(outcomes[index]!.name);
+  const voices: Voice[] = [];
+  for (const m of voters(members)) {
+    const match = (m.outcomes as OutcomeQuote[]).find((x) => normName(x.name) === name);
+    if (match) voices.push({ source: m.source, liquidity: m.liquidity, probability: match.probability });
+  }
+  return weightedMedian(voices);
+}
+
+/** Binary consensus is published to one decimal, as the event's own probabilities. */
+const tenth = (p: number) => Math.round(p * 10) / 10;
+
+/** Consensus for the leading outcome of `target` across its open cluster members. */
+export function referenceFor(target: PmMarketRow, members: PmMarketRow[], nowMs: number): ReferenceProbability | null {
+  const outcomes = target.outcomes as OutcomeQuote[];
+  if (target.kind === 'binary') {
+    const yes = outcomeConsensus(target, members, 0);
+    if (!yes) return null;
+    const leadYes = yes.probability >= 50;
+    return referenceOf(tenth(leadYes ? yes.probability : 100 - yes.probability), yes.venueCount, yes.spreadPoints, outcomes[leadYes ? 0 : 1]!.name, 'binary', nowMs);
+  }
+  let best: (Consensus & { name: string }) | null = null;
+  for (let i = 0; i < outcomes.length; i++) {
+    const r = outcomeConsensus(target, members, i);
+    if (r && (!best || r.probability > best.probability)) best = { name: outcomes[i]!.name, ...r };
   }
   return best ? referenceOf(best.probability, best.venueCount, best.spreadPoints, best.name, 'leader', nowMs) : null;
+}
+
+/**
+ * The cross-venue reference for the side an agent takes (supplement 2.10: a decision's
+ * `referenceProbability`, on the scale of its `marketProbability`): the consensus for the
+ * chosen outcome, 100 − it for the NO side; null outside a ≥ 2-venue cluster.
+ */
+export function chosenSideReference(
+  target: PmMarketRow,
+  members: PmMarketRow[],
+  outcomeExternalMarketId: string,
+  side: 'yes' | 'no',
+): { probability: number; venueCount: number } | null {
+  const index = (target.outcomes as OutcomeQuote[]).findIndex((o) => o.externalMarketId === outcomeExternalMarketId);
+  const r = index < 0 ? null : outcomeConsensus(target, members, index);
+  if (!r) return null;
+  const outcome = target.kind === 'binary' ? tenth(r.probability) : r.probability;
+  return { probability: side === 'yes' ? outcome : complementPoints(outcome), venueCount: r.venueCount };
 }
 
 /** Other venues' markets of the same canonical event, oriented relative to `target`. */

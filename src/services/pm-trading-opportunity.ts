@@ -1,7 +1,9 @@
 /** `POST /api/agent/pm/opportunity`: self-reported non-opened decisions, deduplicated on (key, decisionId). */
 import type { AppContext } from '../http/context.js';
-import { readVenueMarket } from '../pm/api.js';
+import { venueMarketOf } from '../pm/api.js';
+import { chosenSideReference } from '../pm/read-model.js';
 import { findDecisionByUuid, recordDecision, type DecisionRow } from '../storage/arena-decisions-repo.js';
+import { loadPmCluster, loadPmMarket } from '../storage/pm-repo.js';
 import { lockAndFindOpportunity } from '../storage/pm-positions-repo.js';
 
 export interface OpportunityReport {
@@ -26,8 +28,13 @@ const LEGACY_RESULT = { abstained: 'abstained', forecast_only: 'quoted', quote_e
 export async function recordOpportunity(ctx: AppContext, keyId: number, r: OpportunityReport): Promise<{ replay: boolean; body: Record<string, unknown> & { decisionUuid: string } }> {
   const nowMs = ctx.clock.now();
   // Title and outcome name come from our own data when the subject market is known.
-  const market = r.source && r.slug ? await readVenueMarket(ctx.database, ctx.clock, r.source, r.slug) : null;
+  const row = r.source && r.slug ? await loadPmMarket(ctx.database.db, r.source, r.slug) : null;
+  const market = row ? venueMarketOf(row, nowMs) : null;
   const outcome = market?.outcomes.find((o) => o.externalMarketId === r.outcomeExternalMarketId);
+  const side = r.side ?? (r.outcomeExternalMarketId ? 'yes' : null);
+  // the cross-venue reference of the reported side, as an open would record it
+  const reference =
+    row && outcome && side ? chosenSideReference(row, await loadPmCluster(ctx.database.db, row.source, row.slug), outcome.externalMarketId, side) : null;
   const decisionId = r.decisionId ?? r.agentTrace?.decisionId ?? null;
   const receipt = (d: DecisionRow, replay: boolean) => ({
     replay,
@@ -54,11 +61,13 @@ export async function recordOpportunity(ctx: AppContext, keyId: number, r: Oppor
       eventTitle: market?.title ?? null,
       eventSlug: r.slug ?? null,
       eventId: market?.eventId ?? null,
-      side: r.side ?? (r.outcomeExternalMarketId ? 'yes' : null),
+      side,
       chosenOutcome: outcome?.name ?? null,
       agentForecastProbability: r.forecastProbability ?? null,
       thesis: r.thesis ?? null,
       marketProbability: r.marketProbability ?? null,
+      referenceProbability: reference?.probability ?? null,
+      referenceVenueCount: reference?.venueCount ?? null,
       runId: r.runId ?? r.agentTrace?.runId ?? null,
       decisionId,
       decisionContext: {

@@ -9,8 +9,10 @@ import { Decimal, orderAmount } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
 import { readVenueMarket, venueMarketOf, type VenueMarketRead } from '../pm/api.js';
 import { decisionSupport, type DecisionSupport } from '../pm/decision-support.js';
+import { chosenSideReference } from '../pm/read-model.js';
 import { decisionInsertRow, recordDecision } from '../storage/arena-decisions-repo.js';
 import type { Database } from '../storage/db.js';
+import { loadPmCluster, loadPmMarket } from '../storage/pm-repo.js';
 import type { PmPositionRow } from '../storage/pm-positions-repo.js';
 import { runTradeWrite } from './trade-write.js';
 import type { Clock } from '../util/clock.js';
@@ -95,8 +97,11 @@ export function frozenSnapshot(p: PmPricing) {
   };
 }
 
+/** The cross-venue reference of the chosen side at entry (null outside a ≥ 2-venue cluster). */
+export type SideReference = ReturnType<typeof chosenSideReference>;
+
 /** The decision's frozen entry context (supplement 2.10). */
-export function entryContext(p: PmPricing) {
+export function entryContext(p: PmPricing, reference: SideReference) {
   const o = p.outcome;
   const [bid, ask] = p.side === 'yes' ? [o.bid, o.ask] : [o.ask === null ? null : complementPoints(o.ask), o.bid === null ? null : complementPoints(o.bid)];
   return {
@@ -109,8 +114,8 @@ export function entryContext(p: PmPricing) {
     spread: outcomeSpread(o) ?? p.market.spread,
     bestBid: bid,
     bestAsk: ask,
-    referenceProbability: null,
-    referenceVenueCount: null,
+    referenceProbability: reference?.probability ?? null,
+    referenceVenueCount: reference?.venueCount ?? null,
   };
 }
 
@@ -219,6 +224,7 @@ export async function openPmPosition(
       if (!book.pmMarket) throw notFound('event_not_found', `no event ${input.source}/${input.slug}`);
       const market = venueMarketOf(book.pmMarket, nowMs);
       const p = pricePm(market, input, nowMs);
+      const reference = chosenSideReference(book.pmMarket, book.pmCluster ?? [], p.outcome.externalMarketId, p.side);
       const floor = floorBlockReasons(p.entryProbability, input.minEntryProbabilityPct);
       if (floor.length > 0) throw refuse(floor);
       const reasons = [...p.blockReasons, ...p.openBlockReasons];
@@ -256,7 +262,7 @@ export async function openPmPosition(
       };
       const decision = decisionInsertRow(
         {
-          ...decisionSubject(p, input),
+          ...decisionSubject(p, input, reference),
           keyId: input.keyId,
           opportunityKind: 'opened',
           outcomesCount: market.outcomes.length,
@@ -290,7 +296,7 @@ export async function openPmPosition(
 }
 
 /** The decision fields that describe the market and the agent's intent. */
-export function decisionSubject(p: PmPricing | null, input: PmOpenInput) {
+export function decisionSubject(p: PmPricing | null, input: PmOpenInput, reference: SideReference) {
   return {
     venue: input.source,
     eventTitle: p?.market.title ?? null,
@@ -301,9 +307,11 @@ export function decisionSubject(p: PmPricing | null, input: PmOpenInput) {
     agentForecastProbability: input.forecastProbability ?? null,
     thesis: input.thesis ?? null,
     marketProbability: p?.entryProbability ?? null,
+    referenceProbability: reference?.probability ?? null,
+    referenceVenueCount: reference?.venueCount ?? null,
     runId: input.runId ?? null,
     decisionId: input.decisionId ?? null,
-    decisionContext: p ? entryContext(p) : null,
+    decisionContext: p ? entryContext(p, reference) : null,
     provenance: input.provenance ?? null,
   };
 }
@@ -312,14 +320,18 @@ export function decisionSubject(p: PmPricing | null, input: PmOpenInput) {
 export async function recordRefusedOpen(database: Database, clock: Clock, input: PmOpenInput, kind: ReturnType<typeof refusalKind>, reasonCode: string): Promise<void> {
   const nowMs = clock.now();
   let p: PmPricing | null = null;
+  let reference: SideReference = null;
   try {
-    const market = await readVenueMarket(database, clock, input.source, input.slug);
-    if (market) p = pricePm(market, input, nowMs);
+    const row = await loadPmMarket(database.db, input.source, input.slug);
+    if (row) {
+      p = pricePm(venueMarketOf(row, nowMs), input, nowMs);
+      reference = chosenSideReference(row, await loadPmCluster(database.db, input.source, input.slug), p.outcome.externalMarketId, p.side);
+    }
   } catch {
     p = null;
   }
   await database.db.transaction(async (tx) => {
-    await recordDecision(tx, { ...decisionSubject(p, input), keyId: input.keyId, opportunityKind: kind, reasonCode, createdAtMs: nowMs });
+    await recordDecision(tx, { ...decisionSubject(p, input, reference), keyId: input.keyId, opportunityKind: kind, reasonCode, createdAtMs: nowMs });
   });
 }
 

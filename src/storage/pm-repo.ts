@@ -96,6 +96,12 @@ export async function loadPmMarket(db: Queryable, source: string, slug: string):
   return row?.r ? pmMarketFromJson(row.r) : null;
 }
 
+/** The open members of a market's cross-venue cluster, itself included (paper_pm_cluster, migration 0028). */
+export async function loadPmCluster(db: Queryable, source: string, slug: string): Promise<PmMarketRow[]> {
+  const [row] = await queryRows<{ r: Record<string, unknown>[] | null }>(db, sql`select paper_pm_cluster(${source}, ${slug}) as r`);
+  return (row?.r ?? []).map(pmMarketFromJson);
+}
+
 const marketColumns = Object.entries(getTableColumns(pmMarkets));
 
 /** A market row as `row_to_json` gives it (paper_pm_market), mapped by the table's own column mappers. */

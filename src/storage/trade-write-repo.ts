@@ -1,5 +1,5 @@
 /**
- * The two statements of a trade write (paper_book_read, paper_trade_write: migrations 0011, 0021, 0022, 0023, 0024):
+ * The two statements of a trade write (paper_book_read, paper_trade_write: migrations 0011, 0021, 0022, 0023, 0024, 0028):
  * readBook gathers the book and every row a decision needs in one round trip, writeTrade
  * applies a decision's effects in one. Rows read carry a version (md5 of the row), which
  * the write compares under the book's lock: a change in between answers `stale`.
@@ -44,6 +44,8 @@ export interface BookSnapshot {
   position?: Versioned<PositionRecord> | null;
   /** Present when pmMarket was asked; null = no such market. */
   pmMarket?: PmMarketRow | null;
+  /** With pmMarket: the open members of its cross-venue cluster, itself included (empty outside one). */
+  pmCluster?: PmMarketRow[];
 }
 
 type Json = Record<string, unknown>;
@@ -137,7 +139,10 @@ export async function readBook(db: Queryable, req: BookReadRequest): Promise<Boo
   if (req.positionId !== undefined || req.openPositionCoinId !== undefined) {
     snapshot.position = r.position ? toPosition(r.position as Json) : null;
   }
-  if (req.pmMarket !== undefined) snapshot.pmMarket = r.pmMarket ? pmMarketFromJson(r.pmMarket as Json) : null;
+  if (req.pmMarket !== undefined) {
+    snapshot.pmMarket = r.pmMarket ? pmMarketFromJson(r.pmMarket as Json) : null;
+    snapshot.pmCluster = ((r.pmCluster as Json[] | null) ?? []).map(pmMarketFromJson);
+  }
   return snapshot;
 }
 

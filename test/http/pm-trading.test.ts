@@ -376,6 +376,75 @@ describe('decisions dataset, artifact and event detail', () => {
   });
 });
 
+describe('cross-venue reference at entry (supplement 2.10)', () => {
+  /** An open binary event on a trading venue whose cluster publishes a reference, as the public list shows it. */
+  async function referencedEvent(): Promise<{ e: any; leaderId: string; otherId: string }> {
+    for (const source of ['polymarket', 'kalshi']) {
+      for (let offset = 0; ; offset += 100) {
+        const r = await t.get(`/api/prediction-markets/events?status=open&source=${source}&limit=100&offset=${offset}`);
+        const e = r.body.data.find((x: any) => x.referenceProbability?.kind === 'binary' && x.outcomes.every((o: any) => o.probability > 5 && o.probability < 95));
+        if (e) {
+          const market = (await readVenueMarket(t.ctx.database, t.clock, e.source.id, e.slug))!;
+          const leader = market.outcomes.find((o) => o.name === e.referenceProbability.outcomeName)!;
+          const other = market.outcomes.find((o) => o !== leader)!;
+          return { e, leaderId: leader.externalMarketId, otherId: other.externalMarketId };
+        }
+        if (!r.body.pagination.hasMore) break;
+      }
+    }
+    throw new Error('no referenced binary event on a trading venue');
+  }
+
+  it('records the consensus of the side taken on opens, refusals and forecast-only reports', async () => {
+    const { e, leaderId, otherId } = await referencedEvent();
+    const ref = e.referenceProbability;
+    expect(ref.venueCount).toBeGreaterThanOrEqual(2);
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const base = { source: e.source.id, slug: e.slug, stakeMusd: 20 };
+    const cases = [
+      { outcomeExternalMarketId: leaderId, side: 'yes', expected: ref.probability },
+      { outcomeExternalMarketId: leaderId, side: 'no', expected: Math.round((100 - ref.probability) * 10) / 10 },
+      { outcomeExternalMarketId: otherId, side: 'yes', expected: Math.round((100 - ref.probability) * 10) / 10 },
+      { outcomeExternalMarketId: otherId, side: 'no', expected: ref.probability },
+    ];
+    for (const c of cases) {
+      const res = await post(key, 'open', { ...base, outcomeExternalMarketId: c.outcomeExternalMarketId, side: c.side, idempotencyKey: ik() });
+      expect(res.statusCode).toBe(201);
+      const d = (await findDecisionByPosition(t.ctx.database.db, String(res.json().position.id)))!;
+      expect([c.side, d.referenceProbability, d.referenceVenueCount]).toEqual([c.side, c.expected, ref.venueCount]);
+      expect(d.decisionContext).toMatchObject({ referenceProbability: c.expected, referenceVenueCount: ref.venueCount });
+      expect(decisionContentHash(d as unknown as Record<string, unknown>, d.contentHashFields)).toBe(d.contentHash);
+    }
+    // a refused open (floor) and a forecast-only report record the same reference
+    const refused = await post(key, 'open', { ...base, outcomeExternalMarketId: leaderId, minEntryProbabilityPct: 99, idempotencyKey: ik() });
+    expect(refused.statusCode).toBe(422);
+    const report = await post(key, 'opportunity', { kind: 'forecast_only', source: e.source.id, slug: e.slug, outcomeExternalMarketId: leaderId, side: 'no', forecastProbability: 40 });
+    expect(report.statusCode).toBe(201);
+    const rows = await queryRows<{ kind: string; ref: number | null; venues: number | null }>(
+      t.ctx.database.db,
+      sql`select opportunity_kind as kind, reference_probability as ref, reference_venue_count as venues from arena_decisions
+          where key_id = ${keyId} order by id desc limit 2`,
+    );
+    expect(rows.map((r) => [r.kind, r.ref, r.venues])).toEqual([
+      ['forecast_only', Math.round((100 - ref.probability) * 10) / 10, ref.venueCount],
+      ['risk_rejected', ref.probability, ref.venueCount],
+    ]);
+  });
+
+  it('records none outside a cluster of two or more venues', async () => {
+    const { key } = await t.newKey(['read', 'trade:pm']);
+    // every simulated trading-venue market is matched: take one still open to entries out of its cluster
+    const quotes = await Promise.all(markets.map((m) => post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: 20 })));
+    const m = markets.filter((_, i) => quotes[i]!.json().eligible && !quotes[i]!.json().openBlocked).at(-1)!;
+    await t.ctx.database.db.execute(sql`update pm_markets set canonical_key = null where source = ${m.source} and slug = ${m.slug}`);
+    const res = await post(key, 'open', openBody(m, { stakeMusd: 20 }));
+    expect(res.statusCode).toBe(201);
+    const d = (await findDecisionByPosition(t.ctx.database.db, String(res.json().position.id)))!;
+    expect([d.referenceProbability, d.referenceVenueCount]).toEqual([null, null]);
+    expect(d.decisionContext).toMatchObject({ referenceProbability: null, referenceVenueCount: null });
+  });
+});
+
 describe('POST /api/agent/pm/opportunity', () => {
   it('records abstained / forecast_only once per decisionId and refuses a forecast on other kinds', async () => {
     const { key, keyId } = await t.newKey(['read']);
