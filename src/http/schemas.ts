@@ -41,6 +41,7 @@ export const agentErrors = {
   429: ErrorBody,
 };
 
+/** An RFC 3339 date-time; in requests its instant must lie in years 1..9999 UTC (src/http/validation.ts). */
 export const DateTime = Type.String({ format: 'date-time' });
 /** Every write takes an idempotency key of 1..128 characters (supplement: [ours] 1..128). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;

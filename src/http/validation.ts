@@ -1,5 +1,6 @@
 import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 
 /**
@@ -77,6 +78,21 @@ export function hardenSchema(input: unknown): unknown {
   return node;
 }
 
+const rfc3339DateTime = (fullFormats['date-time'] as { validate: (s: string) => boolean }).validate;
+const FIRST_INSTANT_MS = Date.parse('0001-01-01T00:00:00Z');
+const LAST_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An RFC 3339 date-time whose instant lies in years 1..9999 UTC: the format alone lets through
+ * year 0000, offsets that carry an instant past either end (0001-01-01T00:00+14:00) and leap
+ * seconds JavaScript cannot parse, which reached the database (or `toISOString`) as a 500.
+ */
+export function isStorableDateTime(text: string): boolean {
+  if (!rfc3339DateTime(text)) return false;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) && ms >= FIRST_INSTANT_MS && ms <= LAST_INSTANT_MS;
+}
+
 function newAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     coerceTypes: coerce ? 'array' : false,
@@ -89,6 +105,7 @@ function newAjv(coerce: boolean): Ajv {
     strictNumbers: false,
   });
   (addFormatsModule as unknown as (a: Ajv) => Ajv)(ajv);
+  ajv.addFormat('date-time', { type: 'string', validate: isStorableDateTime });
   ajv.addKeyword({ keyword: FREE_TEXT, schemaType: 'boolean' });
   ajv.addKeyword({
     keyword: NO_CONTROLS,
@@ -148,7 +165,37 @@ export function requestValidatorCompiler(): FastifySchemaCompiler<FastifySchema>
   const strict = newAjv(false);
   const coercing = newAjv(true);
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing;
-    return ajv.compile(hardenSchema(schema) as AnySchema) as ValidateFunction;
+    if (httpPart === 'body') return strict.compile(hardenSchema(schema) as AnySchema) as ValidateFunction;
+    return decimalTextOnly(schema as Schema, coercing.compile(hardenSchema(schema) as AnySchema) as ValidateFunction);
   };
+}
+
+const INTEGER_TEXT = /^-?\d+$/;
+const NUMBER_TEXT = /^-?\d+(?:\.\d+)?$/;
+
+/**
+ * Query strings and path parameters are coerced to numbers by Ajv's `+text`, which also takes
+ * `0x10`, `0b11`, `+5`, `1e1` and ` 5`; a numeric field takes plain decimal text only
+ * (`limit=0x10` is 400, not 16).
+ */
+function decimalTextOnly(schema: Schema, validate: ValidateFunction): ValidateFunction {
+  const numeric = Object.entries((schema.properties ?? {}) as Record<string, Schema>).flatMap(([name, node]) => {
+    const types = typesOf(node);
+    return types.includes('integer') ? [[name, INTEGER_TEXT] as const] : types.includes('number') ? [[name, NUMBER_TEXT] as const] : [];
+  });
+  if (numeric.length === 0) return validate;
+  const check = ((data: Record<string, unknown> | null | undefined) => {
+    for (const [name, pattern] of numeric) {
+      const value = data?.[name];
+      if (typeof value === 'string' && !pattern.test(value)) {
+        const kind = pattern === INTEGER_TEXT ? 'integer' : 'number';
+        check.errors = [{ ...keywordError('type', `must be a plain decimal ${kind}`, `/${name}`), schemaPath: '#/type' } as ErrorObject];
+        return false;
+      }
+    }
+    const ok = validate(data);
+    check.errors = validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  return check;
 }

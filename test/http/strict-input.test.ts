@@ -124,11 +124,11 @@ describe('numbers (issue 12 items 2 and 3)', () => {
         expect(res.json().error).toBe('key_not_found');
       }
     }
-    for (const url of ['/api/arena/scorecard-runs/1e308', `/api/arena/scorecard-runs/${'1'.repeat(40)}`]) {
-      const res = await get(url, {});
-      expect(res.statusCode).toBe(404);
-      expect(res.json().error).toBe('run_not_found');
-    }
+    const res = await get(`/api/arena/scorecard-runs/${'1'.repeat(40)}`, {});
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toBe('run_not_found');
+    // exponent text is not an id
+    expectInvalid(await get('/api/arena/scorecard-runs/1e308', {}), 'params.id');
     const created = await post('/api/admin/competitions', { slug: 'ids', title: 'T', startsAt: '2026-11-01T00:00:00Z', endsAt: '2026-12-01T00:00:00Z' }, adminHeaders);
     expect(created.statusCode).toBe(201);
     for (const id of [1e308, 2 ** 63, 2 ** 31, 2 ** 40]) {
@@ -142,6 +142,46 @@ describe('numbers (issue 12 items 2 and 3)', () => {
       payload: '{"keyId": 1e400}',
     });
     expectInvalid(inf, 'body.keyId');
+  });
+});
+
+describe('query numbers and date-times outside what they mean', () => {
+  it('answers 400 for numeric query text that is not plain decimal (0x10, 0b11, +5, 1e1, padded)', async () => {
+    for (const [url, field] of [
+      ['/api/agent/trades?limit=0x10', 'query.limit'],
+      ['/api/agent/trades?limit=0b11', 'query.limit'],
+      ['/api/agent/trades?limit=%2B5', 'query.limit'],
+      ['/api/agent/trades?limit=1e1', 'query.limit'],
+      ['/api/agent/trades?limit=%205', 'query.limit'],
+      ['/api/agent/ledger?offset=0o7', 'query.offset'],
+      ['/api/agent/equity-curve?days=1e2', 'query.days'],
+      ['/api/arena?page=0x2', 'query.page'],
+    ] as const) {
+      expectInvalid(await get(url), field);
+    }
+    expect((await get('/api/agent/trades?limit=16')).json().count).toBeLessThanOrEqual(16);
+    expect((await get('/api/arena?page=2')).statusCode).toBe(200);
+  });
+
+  it('answers 400 for a date-time whose instant is outside years 1..9999 or unparseable, never 500', async () => {
+    const instants = ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00%2B14:00', '9999-12-31T23:59:59-14:00', '2026-06-30T23:59:60Z'];
+    for (const at of instants) {
+      for (const [path, field] of [
+        ['/api/agent/trades?updatedSince=', 'query.updatedSince'],
+        ['/api/agent/orders/open?updatedSince=', 'query.updatedSince'],
+        ['/api/agent/positions/futures?updatedSince=', 'query.updatedSince'],
+        ['/api/agent/positions/pm?updatedSince=', 'query.updatedSince'],
+        ['/api/agent/ledger?from=', 'query.from'],
+        ['/api/agent/ledger?to=', 'query.to'],
+        ['/api/agent/ledger/export?from=', 'query.from'],
+      ] as const) {
+        expectInvalid(await get(`${path}${at}`), field);
+      }
+    }
+    const competition = { slug: 'far-past', title: 'T', startsAt: '0000-01-01T00:00:00Z', endsAt: '2026-12-01T00:00:00Z' };
+    expectInvalid(await post('/api/admin/competitions', competition, adminHeaders), 'body.startsAt');
+    // the ends of the range are served
+    for (const at of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z']) expect((await get(`/api/agent/trades?updatedSince=${at}`)).statusCode).toBe(200);
   });
 });
 
