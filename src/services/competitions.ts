@@ -13,8 +13,9 @@ import {
   insertEntry,
   listAllCompetitions,
   listListedCompetitions,
-  listPublicEntrants,
+  listEntrants,
   type CompetitionRow,
+  type EntrantRow,
 } from '../storage/competitions-repo.js';
 import type { Queryable } from '../storage/db.js';
 
@@ -42,15 +43,14 @@ export async function listCompetitions(db: Queryable, nowMs: number) {
 
 type BoardRow = Awaited<ReturnType<typeof computeRows>>[number];
 
-/** Standings over [startsAt, min(endsAt, now)] of the public entrants. */
-async function computeRows(db: Queryable, c: CompetitionRow, nowMs: number) {
-  const entrants = await listPublicEntrants(db, c.id);
+/** Standings figures over [startsAt, min(endsAt, now)] of every entrant (unranked: who shows is decided when serving). */
+async function computeRows(db: Queryable, c: CompetitionRow, entrants: EntrantRow[], nowMs: number) {
   const toMs = Math.min(c.endsAtMs, nowMs);
   const ids = entrants.map((e) => e.keyId);
   const counts = ids.length > 0 && toMs >= c.startsAtMs ? await loadTradeWindowCounts(db, c.startsAtMs, toMs, ids) : new Map();
   const days = ids.length > 0 && toMs >= c.startsAtMs ? await loadTradeDayPnl(db, ids, c.startsAtMs, toMs) : new Map();
   const range = toMs >= c.startsAtMs ? daysBetween(c.startsAtMs, toMs) : [];
-  const rows = entrants.map((e) => {
+  return entrants.map((e) => {
     const venues = counts.get(e.keyId) ?? emptyVenueCounts();
     const total = totalOf(venues);
     return {
@@ -71,29 +71,39 @@ async function computeRows(db: Queryable, c: CompetitionRow, nowMs: number) {
       joinedAt: iso(e.joinedAtMs),
     };
   });
-  return rankCompetition(rows);
 }
 
 /** What leaves: no key ids, and no ranking helpers. */
-function publicRow(r: BoardRow) {
+function publicRow(r: BoardRow & { rank: number | null }) {
   const { keyId: _k, realizedPnl: _p, decided: _d, ...row } = r;
   return row;
 }
 
-/** `GET /api/competitions/{slug}`; null for an unknown slug. Ended boards are frozen on first read. */
+/**
+ * `GET /api/competitions/{slug}`; null for an unknown slug. Ended boards are frozen on first
+ * read with every entrant's figures, so an agent hidden at that moment (unpublished, private)
+ * shows again once public. Who shows, under which name, is decided at each read: public,
+ * unrevoked entrants under their current handle, ranked among themselves (a gap would show
+ * where a hidden one placed).
+ */
 export async function competitionBoard(db: Queryable, slug: string, nowMs: number) {
   const c = await findCompetition(db, slug);
   if (!c) return null;
-  let rows: BoardRow[];
+  const entrants = await listEntrants(db, c.id);
+  let figures: BoardRow[];
   if (c.finalBoard) {
-    // Frozen standings; agents that have since unpublished or been revoked still leave every public
-    // read, and the rest rank again among themselves (a gap would show where a hidden one placed).
-    const visible = new Set((await listPublicEntrants(db, c.id)).map((e) => e.keyId));
-    rows = rankCompetition((c.finalBoard as BoardRow[]).filter((r) => visible.has(r.keyId)));
+    figures = c.finalBoard as BoardRow[];
   } else {
-    rows = await computeRows(db, c, nowMs);
-    if (nowMs >= c.endsAtMs) await freezeFinalBoard(db, c.id, rows, nowMs);
+    figures = await computeRows(db, c, entrants, nowMs);
+    if (nowMs >= c.endsAtMs) await freezeFinalBoard(db, c.id, figures, nowMs);
   }
+  const shown = new Map(entrants.filter((e) => e.visible).map((e) => [e.keyId, e]));
+  const rows = rankCompetition(
+    figures.flatMap((r) => {
+      const e = shown.get(r.keyId);
+      return e ? [{ ...r, handle: handleFor(e.keyId, e.agentName), agentName: e.agentName, model: e.agentModel }] : [];
+    }),
+  );
   return {
     competition: competitionMeta(c, nowMs),
     minDecidedTrades: COMPETITION_MIN_DECIDED_TRADES,

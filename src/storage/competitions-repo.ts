@@ -80,16 +80,18 @@ export interface EntrantRow {
   agentName: string | null;
   agentModel: string | null;
   joinedAtMs: number;
+  /** public and unrevoked now: only these show on a board */
+  visible: boolean;
 }
 
-/** Entered keys that are public and unrevoked now (private ones never show on a board). */
-export async function listPublicEntrants(db: Queryable, competitionId: number): Promise<EntrantRow[]> {
+/** Every entered key, with whether a board may show it now. */
+export async function listEntrants(db: Queryable, competitionId: number): Promise<EntrantRow[]> {
   return queryRows<EntrantRow>(
     db,
     sql`select k.id as "keyId", k.agent_name as "agentName", k.agent_model as "agentModel",
-          (extract(epoch from e.joined_at) * 1000)::float8 as "joinedAtMs"
+          (extract(epoch from e.joined_at) * 1000)::float8 as "joinedAtMs", (k.is_public and k.revoked_at is null) as visible
         from competition_entries e join api_keys k on k.id = e.key_id
-        where e.competition_id = ${competitionId} and k.is_public and k.revoked_at is null`,
+        where e.competition_id = ${competitionId}`,
   );
 }
 

@@ -91,12 +91,24 @@ describe('Competitions', { timeout: 120_000 }, () => {
   it('serves frozen final standings after the end', async () => {
     const db = t.testDb.database.db;
     t.clock.set(start + 3 * DAY + HOUR);
+    // Cee is private when the board freezes (the first read after the end)
+    await updateKey(db, c, { isPublic: false });
     const ended = (await get('/api/competitions/winter-cup')).body;
     expect(ended.competition.status).toBe('ended');
+    expect(ended.rows.map((r: { handle: string }) => r.handle)).toEqual([`a${b}-bee`, `a${a}-ace`]);
     // A trade stamped inside the window but written after the end no longer moves the board.
     await trade(db, b, 'futures', -10_000, start + 2 * DAY);
     const again = (await get('/api/competitions/winter-cup')).body;
     expect(again.rows).toEqual(ended.rows);
+    // Published again, Cee shows with the figures frozen for it (the frozen board keeps every entrant).
+    await updateKey(db, c, { isPublic: true });
+    const all = (await get('/api/competitions/winter-cup')).body;
+    expect(all.rows.map((r: { handle: string; rank: number | null }) => [r.handle, r.rank])).toEqual([
+      [`a${b}-bee`, 1],
+      [`a${a}-ace`, 2],
+      [`a${c}-cee`, null],
+    ]);
+    expect(all.rows[2]).toMatchObject({ tradeCount: 1, decidedTradeCount: 0 });
     // Unpublishing still removes an agent from the frozen board; the ranks close up (a gap would
     // show where a hidden entrant placed) and the entry count follows.
     await updateKey(db, b, { isPublic: false });
@@ -108,7 +120,12 @@ describe('Competitions', { timeout: 120_000 }, () => {
     expect(hidden.competition.entryCount).toBe(2);
     expect((await get('/api/competitions')).body.competitions.find((x: { slug: string }) => x.slug === 'winter-cup').entryCount).toBe(2);
     await updateKey(db, b, { isPublic: true });
-    expect((await get('/api/competitions/winter-cup')).body.rows).toEqual(ended.rows);
+    expect((await get('/api/competitions/winter-cup')).body.rows).toEqual(all.rows);
+    // A renamed agent keeps its frozen figures under its current handle (the old one links nowhere).
+    await updateKey(db, a, { agentName: 'Ace Two' });
+    const renamed = (await get('/api/competitions/winter-cup')).body.rows[1];
+    expect(renamed).toEqual({ ...all.rows[1], handle: `a${a}-ace-two`, agentName: 'Ace Two' });
+    await updateKey(db, a, { agentName: 'Ace' });
   });
 
   it('guards the owner actions: admin token, validation, duplicates, unknown keys, ended competitions', async () => {
