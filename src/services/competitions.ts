@@ -20,6 +20,9 @@ import {
 import type { Queryable } from '../storage/db.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const DAY_MS = 86_400_000;
+/** The longest competition window. */
+export const MAX_COMPETITION_DAYS = 366;
 
 /** Public meta: no ids, owners or invite codes. */
 export function competitionMeta(c: CompetitionRow, nowMs: number) {
@@ -129,6 +132,9 @@ export async function createCompetition(db: Queryable, input: CreateCompetitionI
   const endsAtMs = Date.parse(input.endsAt);
   if (!Number.isFinite(startsAtMs)) throw invalidRequest('body.startsAt', 'body.startsAt is not a date-time');
   if (!Number.isFinite(endsAtMs) || endsAtMs <= startsAtMs) throw invalidRequest('body.endsAt', 'body.endsAt must be a date-time after startsAt');
+  // a board is daily figures over its window: bounded, and not over before anyone can enter
+  if (endsAtMs - startsAtMs > MAX_COMPETITION_DAYS * DAY_MS) throw invalidRequest('body.endsAt', `body.endsAt must be at most ${MAX_COMPETITION_DAYS} days after startsAt`);
+  if (endsAtMs <= nowMs) throw invalidRequest('body.endsAt', 'body.endsAt must be in the future (entries close at the end)');
   const visibility = input.visibility ?? 'public';
   const created = await insertCompetition(db, {
     slug: input.slug,

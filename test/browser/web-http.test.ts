@@ -60,7 +60,7 @@ describe('web pages over HTTP', () => {
       method: 'POST',
       url: '/api/admin/competitions',
       headers: admin,
-      payload: { slug: 'gate-cup', title: 'Gate cup', startsAt: '2020-01-01T00:00:00Z', endsAt: '2099-01-01T00:00:00Z' },
+      payload: { slug: 'gate-cup', title: 'Gate cup', startsAt: new Date(t.clock.now() - 86_400_000).toISOString(), endsAt: new Date(t.clock.now() + 86_400_000).toISOString() },
     });
     expect(created.statusCode, created.body).toBeLessThan(300);
     const { keyId } = await t.newKey(['read'], { agentName: 'idle-entrant', public: true });

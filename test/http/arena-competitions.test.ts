@@ -40,7 +40,7 @@ describe('Competitions', { timeout: 120_000 }, () => {
     expect(cup.statusCode).toBe(201);
     expect(cup.json()).toMatchObject({ slug: 'winter-cup', name: 'Winter Cup', featured: true, visibility: 'public', status: 'active', entryCount: 0 });
     for (const keyId of [a, b, c]) expect((await admin('POST', '/api/admin/competitions/winter-cup/entries', { keyId })).statusCode).toBe(200);
-    await admin('POST', '/api/admin/competitions', { slug: 'secret', title: 'Secret', startsAt: iso(start), endsAt: iso(start + DAY / 2), visibility: 'unlisted' });
+    await admin('POST', '/api/admin/competitions', { slug: 'secret', title: 'Secret', startsAt: iso(start), endsAt: iso(start + 2 * DAY), visibility: 'unlisted' });
     await admin('POST', '/api/admin/competitions', { slug: 'later', title: 'Later', startsAt: iso(start + 10 * DAY), endsAt: iso(start + 11 * DAY) });
     // Before the window: never counts. Inside: counts. Outsider is not entered.
     await trade(db, a, 'spot', 10_000, start - HOUR);
@@ -131,12 +131,23 @@ describe('Competitions', { timeout: 120_000 }, () => {
   it('guards the owner actions: admin token, validation, duplicates, unknown keys, ended competitions', async () => {
     const noToken = await t.app.inject({ method: 'POST', url: '/api/admin/competitions', payload: {} });
     expect(noToken.statusCode).toBe(401);
-    const dup = await admin('POST', '/api/admin/competitions', { slug: 'later', title: 'x', startsAt: iso(start), endsAt: iso(start + DAY) });
+    const dup = await admin('POST', '/api/admin/competitions', { slug: 'later', title: 'x', startsAt: iso(start), endsAt: iso(start + 20 * DAY) });
     expect(dup.statusCode).toBe(409);
     expect(dup.json().error).toBe('competition_slug_taken');
     const backwards = await admin('POST', '/api/admin/competitions', { slug: 'bw', title: 'x', startsAt: iso(start + DAY), endsAt: iso(start) });
     expect(backwards.statusCode).toBe(400);
     expect(backwards.json().field).toBe('body.endsAt');
+    // a window over before anyone can enter, or longer than a year of daily figures, is refused
+    const now = t.clock.now();
+    for (const [startsAt, endsAt] of [
+      [now - 2 * DAY, now - DAY],
+      [now - DAY, now + 366 * DAY],
+      [Date.parse('0001-01-02T00:00:00Z'), now + DAY],
+    ]) {
+      const res = await admin('POST', '/api/admin/competitions', { slug: 'bad-window', title: 'x', startsAt: iso(startsAt!), endsAt: iso(endsAt!) });
+      expect([res.statusCode, res.json().field]).toEqual([400, 'body.endsAt']);
+    }
+    expect((await admin('POST', '/api/admin/competitions', { slug: 'year', title: 'x', startsAt: iso(now - DAY), endsAt: iso(now + 365 * DAY) })).statusCode).toBe(201);
     const badSlug = await admin('POST', '/api/admin/competitions', { slug: 'Bad Slug', title: 'x', startsAt: iso(start), endsAt: iso(start + DAY) });
     expect(badSlug.statusCode).toBe(400);
     expect((await admin('POST', '/api/admin/competitions/later/entries', { keyId: 99999 })).statusCode).toBe(404);
@@ -145,7 +156,7 @@ describe('Competitions', { timeout: 120_000 }, () => {
     expect(late.statusCode).toBe(409);
     expect(late.json().error).toBe('competition_ended');
     const listed = (await admin('GET', '/api/admin/competitions')).json();
-    expect(listed.competitions.map((x: { slug: string }) => x.slug)).toEqual(['winter-cup', 'secret', 'later']);
+    expect(listed.competitions.map((x: { slug: string }) => x.slug)).toEqual(['winter-cup', 'secret', 'later', 'year']);
   });
 });
 
