@@ -18,7 +18,7 @@ import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 const LONE_SURROGATE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]';
 const LINE_CONTROLS = new RegExp(`[\\u0000-\\u001f\\u007f]|${LONE_SURROGATE}`);
 const FREE_TEXT_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]|${LONE_SURROGATE}`);
-const CONTROL_MESSAGE = 'must not contain control characters or invalid Unicode';
+export const CONTROL_MESSAGE = 'must not contain control characters or invalid Unicode';
 
 export const NO_CONTROLS = 'x-no-controls';
 export const NO_CONTROLS_DEEP = 'x-no-controls-deep';
@@ -37,6 +37,11 @@ export function controlCharacterPath(value: unknown, depth = 0): string | null {
     if (inner !== null) return `/${k}${inner}`;
   }
   return null;
+}
+
+/** Text a request may not carry outside free text: control characters or lone surrogates. */
+export function hasControlCharacters(text: string): boolean {
+  return LINE_CONTROLS.test(text);
 }
 
 function keywordError(keyword: string, message: string, instancePath?: string): Partial<ErrorObject> {

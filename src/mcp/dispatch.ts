@@ -74,8 +74,9 @@ function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Recor
   for (const name of r.params) {
     const value = params[name];
     if (value === undefined || value === '') return { argument: name, message: `${name} is required` };
-    // "." and ".." survive encodeURIComponent and would move the call to another route.
-    if (value === '.' || value === '..') return { argument: name, message: `${name} is not a valid value` };
+    // "." and ".." survive encodeURIComponent and would move the call to another route, as would
+    // a value equal to another route's literal segment in this place (handle "decisions").
+    if (value === '.' || value === '..' || r.routeLiterals.get(name)?.has(value)) return { argument: name, message: `${name} is not a valid value` };
     url = url.replace(`:${name}`, encodeURIComponent(value));
   }
   const options: InjectOptions = { method: r.route.method as InjectOptions['method'], url, query, headers, remoteAddress: caller.ip };

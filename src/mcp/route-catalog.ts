@@ -31,6 +31,28 @@ export class RouteCatalog {
     });
   }
 
+  /**
+   * For each path parameter of a route, the literal segments other routes of its method have in
+   * that place, all else equal: a value equal to one reaches that route instead (the router
+   * prefers the literal), so `GET /api/arena/:handle` with handle `decisions` is the dataset.
+   */
+  literalsInPlaceOfParams(method: string, url: string): Map<string, Set<string>> {
+    const own = url.split('/');
+    const out = new Map<string, Set<string>>();
+    for (const other of this.routes.values()) {
+      if (other.method !== method || other.url === url) continue;
+      const theirs = other.url.split('/');
+      if (theirs.length !== own.length) continue;
+      const differing = own.flatMap((segment, i) => (segment === theirs[i] || (segment.startsWith(':') && theirs[i]!.startsWith(':')) ? [] : [i]));
+      const at = differing[0];
+      if (differing.length !== 1 || !own[at!]!.startsWith(':') || theirs[at!]!.startsWith(':')) continue;
+      const name = own[at!]!.slice(1);
+      if (!out.has(name)) out.set(name, new Set());
+      out.get(name)!.add(theirs[at!]!);
+    }
+    return out;
+  }
+
   /** A route by `METHOD /path/:param`, or undefined when the app does not serve it. */
   get(id: string): CatalogRoute | undefined {
     return this.routes.get(id);

@@ -18,6 +18,8 @@ export interface ToolRoute {
   hasBody: boolean;
   /** The body takes `agentTrace`: trace arguments go there (else as X-Service-* headers). */
   traceInBody: boolean;
+  /** Per path parameter, values that would reach another route (see RouteCatalog). */
+  routeLiterals: Map<string, Set<string>>;
 }
 
 export interface BuiltTool {
@@ -73,7 +75,7 @@ function describe(spec: ToolSpec, route: CatalogRoute, keyed: boolean, idempoten
   return [schema.summary, schema.description, spec.note, access, replay].filter(Boolean).join(' ');
 }
 
-function toolRoute(choice: RouteChoice, route: CatalogRoute): ToolRoute {
+function toolRoute(choice: RouteChoice, route: CatalogRoute, catalog: RouteCatalog): ToolRoute {
   const body = objectPart(route.schema.body);
   return {
     route,
@@ -83,6 +85,7 @@ function toolRoute(choice: RouteChoice, route: CatalogRoute): ToolRoute {
     body: new Set(Object.keys(body.properties).filter((name) => name !== 'agentTrace')),
     hasBody: route.schema.body !== undefined,
     traceInBody: 'agentTrace' in body.properties,
+    routeLiterals: catalog.literalsInPlaceOfParams(route.method, route.url),
   };
 }
 
@@ -95,7 +98,7 @@ export function buildTool(spec: ToolSpec, catalog: RouteCatalog): BuiltTool | nu
   if (found.length !== spec.routes.length) return null;
   const main = found.at(-1)!.route;
   const keyed = main.config.scope !== undefined;
-  const routes = found.map(({ choice, route }) => toolRoute(choice, route));
+  const routes = found.map(({ choice, route }) => toolRoute(choice, route, catalog));
 
   // Arguments: the union of params, query and body fields; required where every route requires it
   // and has no default (the route fills a default in, as OpenAPI lists such a parameter optional).

@@ -250,6 +250,8 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
     for (const [name, args, argument] of [
       ['pm_event', { source: '..', slug: 'whales' }, 'source'],
       ['arena_agent', { handle: '.' }, 'handle'],
+      // a literal segment of a sibling route (GET /api/arena/decisions) is not a handle
+      ['arena_agent', { handle: 'decisions' }, 'handle'],
       ['spot_cancel', { id: '..' }, 'id'],
       ['market_movers', { direction: 'sideways' }, 'direction'],
     ] as const) {
@@ -261,6 +263,11 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
     expect(resultJson(badId)).toMatchObject({ error: 'invalid_request', argument: 'id' });
     const badConfidence = await call(client, 'account_me', { confidence: 5 });
     expect(resultJson(badConfidence)).toMatchObject({ error: 'invalid_request', field: 'x-service-confidence', argument: 'confidence', status: 400 });
+    // trace arguments sent as headers refuse control characters as a body's agentTrace does
+    for (const runId of ['a\r\nX-Injected: 1', 'a\u0000b']) {
+      const bad = await call(client, 'market_context', { coinId: '1', runId });
+      expect(resultJson(bad)).toMatchObject({ error: 'invalid_request', field: 'x-service-run-id', argument: 'runId', status: 400 });
+    }
   });
 
   it('answers a body it cannot read with a JSON-RPC error, not the REST envelope', async () => {

@@ -15,6 +15,7 @@ import { uuidv7 } from '../../util/ids.js';
 import type { AppContext, TraceFields } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../schemas.js';
+import { CONTROL_MESSAGE, hasControlCharacters } from '../validation.js';
 import { addRouteHook } from './route-hooks.js';
 
 export const TRACE_HEADERS = {
@@ -41,6 +42,8 @@ function headerText(request: FastifyRequest, name: string, max: number): string 
   if (typeof raw !== 'string' || raw.trim() === '') return null;
   const value = utf8Header(raw);
   if (value.length > max) throw invalidRequest(name, `${name} must be at most ${max} characters`);
+  // as in a body's agentTrace (MCP passes tool arguments here without an HTTP parser in between)
+  if (hasControlCharacters(value)) throw invalidRequest(name, `${name} ${CONTROL_MESSAGE}`);
   return value.trim();
 }
 
