@@ -2098,7 +2098,7 @@ export interface paths {
         put?: never;
         /**
          * Open a mock PM position (idempotent)
-         * @description 201 opened; 200 idempotent replay; 409 key reused for another request; 422 mock_entry_blocked with blockReasons (the quote is re-checked inside the transaction, floor first); 403 feature_disabled when PM_OPEN_ENABLED=false. Every open records an `opened` decision; refusals record validation_failed / risk_rejected / quote_expired / execution_rejected.
+         * @description 201 opened; 200 idempotent replay; 409 key reused for another request; 422 mock_entry_blocked with blockReasons (the quote is re-checked inside the transaction, floor first); 400 for a stakeMusd below 10 (quotes take any stake > 0); 403 feature_disabled when PM_OPEN_ENABLED=false; 503 contention_retry: retry with the same idempotencyKey. Every open records an `opened` decision; refusals record validation_failed / risk_rejected / quote_expired / execution_rejected.
          */
         post: {
             parameters: {
@@ -2476,6 +2476,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3468,7 +3489,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Place a spot order: market (fills now), limit (rests) or stop (stop-limit); idempotent by idempotencyKey */
+        /**
+         * Place a spot order: market (fills now), limit (rests) or stop (stop-limit); idempotent by idempotencyKey
+         * @description 503 contention_retry when the book stays busy with other writes: retry with the same idempotencyKey.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3719,6 +3743,27 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -3736,7 +3781,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a resting spot order and release what it froze; naturally idempotent by id */
+        /**
+         * Cancel a resting spot order and release what it froze; naturally idempotent by id
+         * @description 503 contention_retry when the book stays busy with other writes: send it again.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3909,6 +3957,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6397,6 +6466,7 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description symbol, name, slug or id; required (1..100 characters) unless symbol is given */
                     q?: string;
                     /** @description alias of q */
                     symbol?: string;

@@ -91,7 +91,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: ['agent', 'market'],
           security,
           querystring: Type.Object({
-            q: Type.Optional(Type.String({ maxLength: 100 })),
+            q: Type.Optional(Type.String({ maxLength: 100, description: 'symbol, name, slug or id; required (1..100 characters) unless symbol is given' })),
             symbol: Type.Optional(Type.String({ maxLength: 100, description: 'alias of q' })),
           }),
           response: { 200: ResolveResponse, ...agentErrors, 503: ErrorBody },

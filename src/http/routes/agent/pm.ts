@@ -115,7 +115,8 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Open a mock PM position (idempotent)',
           description:
             '201 opened; 200 idempotent replay; 409 key reused for another request; 422 mock_entry_blocked with blockReasons ' +
-            '(the quote is re-checked inside the transaction, floor first); 403 feature_disabled when PM_OPEN_ENABLED=false. ' +
+            '(the quote is re-checked inside the transaction, floor first); 400 for a stakeMusd below 10 (quotes take any stake > 0); ' +
+            '403 feature_disabled when PM_OPEN_ENABLED=false; 503 contention_retry: retry with the same idempotencyKey. ' +
             'Every open records an `opened` decision; refusals record validation_failed / risk_rejected / quote_expired / execution_rejected.',
           tags: ['agent', 'pm'],
           security,
@@ -125,7 +126,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             thesis: Type.Optional(FreeText({ maxLength: 280 })),
             provenance: Type.Optional(Provenance),
           }),
-          response: { 200: PmPositionEnvelope, 201: PmPositionEnvelope, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, ...agentErrors },
+          response: { 200: PmPositionEnvelope, 201: PmPositionEnvelope, 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, ...agentErrors, 503: ErrorBody },
         },
       },
       async (request, reply) => {

@@ -60,6 +60,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { scope: 'trade:spot', tradeWrite: true, ledger: { eventType: 'write', venue: 'spot' } },
         schema: {
           summary: 'Place a spot order: market (fills now), limit (rests) or stop (stop-limit); idempotent by idempotencyKey',
+          description: '503 contention_retry when the book stays busy with other writes: retry with the same idempotencyKey.',
           tags: ['agent'],
           security,
           body: StrictBody({
@@ -77,6 +78,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             404: ErrorBody,
             409: ErrorBody,
             ...agentErrors,
+            503: ErrorBody,
           },
         },
       },
@@ -106,6 +108,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { scope: 'trade:spot', tradeWrite: true, ledger: { eventType: 'cancel', venue: 'spot' } },
         schema: {
           summary: 'Cancel a resting spot order and release what it froze; naturally idempotent by id',
+          description: '503 contention_retry when the book stays busy with other writes: send it again.',
           tags: ['agent'],
           security,
           params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 9_007_199_254_740_991 }) }),
@@ -113,6 +116,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             200: Type.Object({ ok: Type.Boolean(), alreadyClosed: Type.Optional(Type.Boolean()) }),
             404: ErrorBody,
             ...agentErrors,
+            503: ErrorBody,
           },
         },
       },
