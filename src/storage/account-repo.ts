@@ -2,6 +2,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { cacheable } from './book-read-repo.js';
 import { queryRows, type Queryable } from './db.js';
+import { deltaWindow } from './delta-window.js';
 
 export interface TradeRow {
   id: number;
@@ -18,19 +19,23 @@ export interface TradeRow {
 }
 
 /**
- * The key's trade log as a book part (src/storage/book-read-repo.ts), most recent first;
- * `updatedSince` keeps rows closed/settled at or after it.
+ * The key's trade log as a book part (src/storage/book-read-repo.ts), most recent first.
+ * With `updatedSince` (delta polling), the `limit` oldest rows closed/settled at or after it and
+ * the rest of the last one's millisecond (src/domain/delta-polling.ts), still most recent first;
+ * without it, the `limit` most recent.
  */
 export function tradesPart(q: { venue: 'all' | 'spot' | 'futures' | 'pm'; limit: number; updatedSince?: Date }): SQL {
+  const venue = q.venue === 'all' ? sql`` : sql`and venue = ${q.venue}`;
+  const window = q.updatedSince
+    ? sql`and ${deltaWindow(sql`closed_at`, q.updatedSince, q.limit, sql`select closed_at as at, id from closed_trades where key_id = w.key_id ${venue}`)}`
+    : sql``;
   return cacheable(sql`coalesce((select json_agg(t) from (
     select id, venue, side, coin_id as "coinId", symbol, market, outcome, realized_pnl::text as "realizedPnl",
            closed_at as "closedAt", detail
     from closed_trades
-    where key_id = w.key_id
-      ${q.venue === 'all' ? sql`` : sql`and venue = ${q.venue}`}
-      ${q.updatedSince ? sql`and closed_at >= ${q.updatedSince.toISOString()}::timestamptz` : sql``}
+    where key_id = w.key_id ${venue} ${window}
     order by closed_at desc, id desc
-    limit ${q.limit}) t), '[]'::json)`, `trades(${q.venue},${q.limit},${q.updatedSince?.toISOString() ?? ''})`);
+    ${q.updatedSince ? sql`` : sql`limit ${q.limit}`}) t), '[]'::json)`, `trades(${q.venue},${q.limit},${q.updatedSince?.toISOString() ?? ''})`);
 }
 
 export interface RealizedPoint {

@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import { cacheable, type BookPart } from './book-read-repo.js';
 import { queryRows, type Queryable, type Tx } from './db.js';
+import { deltaWindow } from './delta-window.js';
 import { futuresEvents, futuresPositions } from './schema.js';
 
 export type FuturesPositionRow = typeof futuresPositions.$inferSelect;
@@ -40,22 +41,11 @@ export async function findOpenPosition(db: Queryable, keyId: number, coinId: str
   return rows[0] ?? null;
 }
 
-/** Open rows first, then the most recently moved; with `updatedSince`, only rows moved at or after it. */
-export async function listPositions(db: Queryable, keyId: number, updatedSince: Date | null): Promise<FuturesPositionRow[]> {
-  const where = updatedSince
-    ? and(eq(futuresPositions.keyId, keyId), gte(futuresPositions.updatedAt, updatedSince))
-    : eq(futuresPositions.keyId, keyId);
-  return db
-    .select()
-    .from(futuresPositions)
-    .where(where)
-    .orderBy(sql`(${futuresPositions.status} = 'open') desc`, desc(futuresPositions.updatedAt), desc(futuresPositions.id))
-    .limit(POSITIONS_LIST_MAX);
-}
-
 /**
- * listPositions as a part of the key's book read (src/storage/book-read-repo.ts): the same
- * rows, order and limit; `toPositionRows` gives them the same types.
+ * The key's futures positions as a part of its book read (src/storage/book-read-repo.ts), open
+ * first, then the most recently moved, up to POSITIONS_LIST_MAX; with `updatedSince` (delta
+ * polling), the POSITIONS_LIST_MAX oldest moves at or after it (src/domain/delta-polling.ts) in
+ * that order. `toPositionRows` types them.
  */
 export function positionsPart(updatedSince: Date | null): BookPart {
   return cacheable(sql`coalesce((select json_agg(r) from (
@@ -68,9 +58,10 @@ export function positionsPart(updatedSince: Date | null): BookPart {
            p.realized_pnl::text as "realizedPnl", p.idempotency_key as "idempotencyKey", p.opened_at as "openedAt",
            p.closed_at as "closedAt", p.created_at as "createdAt", p.updated_at as "updatedAt"
     from futures_positions p
-    where p.key_id = w.key_id ${updatedSince ? sql`and p.updated_at >= ${updatedSince.toISOString()}::timestamptz` : sql``}
+    where p.key_id = w.key_id
+      ${updatedSince ? sql`and ${deltaWindow(sql`p.updated_at`, updatedSince, POSITIONS_LIST_MAX, sql`select updated_at as at, id from futures_positions where key_id = w.key_id`)}` : sql``}
     order by (p.status = 'open') desc, p.updated_at desc, p.id desc
-    limit ${POSITIONS_LIST_MAX}) r), '[]'::json)`, `positions(${updatedSince?.toISOString() ?? ''})`);
+    ${updatedSince ? sql`` : sql`limit ${POSITIONS_LIST_MAX}`}) r), '[]'::json)`, `positions(${updatedSince?.toISOString() ?? ''})`);
 }
 
 type JsonPositionRow = Omit<FuturesPositionRow, 'openedAt' | 'closedAt' | 'createdAt' | 'updatedAt'> & {

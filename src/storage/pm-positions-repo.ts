@@ -2,6 +2,7 @@
 import { and, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import { CASH_COIN_ID } from '../domain/money.js';
 import { queryRows, type Queryable, type Tx } from './db.js';
+import { deltaWindow } from './delta-window.js';
 import { pmPositions } from './schema.js';
 
 export type PmPositionRow = typeof pmPositions.$inferSelect;
@@ -13,15 +14,22 @@ export async function findPmPosition(db: Queryable, id: number): Promise<PmPosit
   return row ?? null;
 }
 
-/** The key's positions, open first then newest change first; with `since`, only rows changed at or after it. */
+/**
+ * The key's positions, open first then newest change first, up to `limit`; with `since` (delta
+ * polling), the `limit` oldest changes at or after it (src/domain/delta-polling.ts) in that order.
+ */
 export async function listPmPositions(db: Queryable, keyId: number, since: Date | null, limit = PM_POSITIONS_LIST_MAX): Promise<PmPositionRow[]> {
-  const where = since ? and(eq(pmPositions.keyId, keyId), gte(pmPositions.updatedAt, since)) : eq(pmPositions.keyId, keyId);
-  return db
+  const query = db
     .select()
     .from(pmPositions)
-    .where(where)
+    .where(
+      since
+        ? and(eq(pmPositions.keyId, keyId), deltaWindow(sql`${pmPositions.updatedAt}`, since, limit, sql`select updated_at as at, id from pm_positions where key_id = ${keyId}`))
+        : eq(pmPositions.keyId, keyId),
+    )
     .orderBy(sql`(${pmPositions.status} = 'open') desc`, desc(pmPositions.updatedAt), desc(pmPositions.id))
-    .limit(limit);
+    .$dynamic();
+  return since ? query : query.limit(limit);
 }
 
 export interface OpenPmMark {

@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from './db.js';
+import { deltaWindow } from './delta-window.js';
 import { spotOrders } from './schema.js';
 
 export type SpotOrderRow = typeof spotOrders.$inferSelect;
@@ -40,18 +41,26 @@ export interface OpenOrderQuery {
   updatedSince?: Date;
 }
 
-/** The key's resting orders (or, with updatedSince, every order changed since), newest change first. */
+/**
+ * The key's resting orders, newest change first, up to `limit`; with `updatedSince` (delta
+ * polling), the `limit` oldest changes at or after it, closed orders included
+ * (src/domain/delta-polling.ts), newest change first.
+ */
 export async function listKeyOrders(db: Queryable, keyId: number, q: OpenOrderQuery): Promise<SpotOrderRow[]> {
-  return db
+  const coin = q.coinId !== undefined ? sql`and coin_id = ${q.coinId}` : sql``;
+  const query = db
     .select()
     .from(spotOrders)
     .where(
       and(
         eq(spotOrders.keyId, keyId),
         q.coinId !== undefined ? eq(spotOrders.coinId, q.coinId) : undefined,
-        q.updatedSince !== undefined ? gte(spotOrders.updatedAt, q.updatedSince) : inArray(spotOrders.status, RESTING),
+        q.updatedSince !== undefined
+          ? deltaWindow(sql`${spotOrders.updatedAt}`, q.updatedSince, q.limit, sql`select updated_at as at, id from spot_orders where key_id = ${keyId} ${coin}`)
+          : inArray(spotOrders.status, RESTING),
       ),
     )
     .orderBy(desc(spotOrders.updatedAt), desc(spotOrders.id))
-    .limit(q.limit);
+    .$dynamic();
+  return q.updatedSince !== undefined ? query : query.limit(q.limit);
 }

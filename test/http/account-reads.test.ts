@@ -213,6 +213,47 @@ describe('GET /api/agent/trades', () => {
   });
 });
 
+describe('delta polling past the limit (contract §4.1 rule 1)', () => {
+  it('reads a burst larger than the limit over several polls, losing nothing and never splitting a millisecond', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.01 });
+    const base = t.clock.now() - 60_000;
+    const ids: number[] = [];
+    for (let i = 0; i < 7; i++) ids.push(await otherVenueTrade(keyId, 'futures', i, base + i));
+    for (let i = 0; i < 4; i++) ids.push(await otherVenueTrade(keyId, 'pm', 1, base + 10)); // one millisecond, more than the limit
+    for (let i = 0; i < 2; i++) ids.push(await otherVenueTrade(keyId, 'futures', 2, base + 20));
+    let cursor = new Date(base - 1).toISOString();
+    const seen = new Set<number>();
+    for (let poll = 0; poll < 20; poll++) {
+      const page = (await get(key, `/api/agent/trades?updatedSince=${encodeURIComponent(cursor)}&limit=3`)).json();
+      const times = page.trades.map((r: { closedAt: string }) => Date.parse(r.closedAt));
+      expect(times).toEqual([...times].sort((a, b) => b - a)); // still most recent first
+      if (page.trades.some((r: { id: number }) => ids.indexOf(r.id) >= 7 && ids.indexOf(r.id) < 11)) {
+        expect(page.trades.filter((r: { closedAt: string }) => Date.parse(r.closedAt) === base + 10)).toHaveLength(4);
+      }
+      for (const r of page.trades) seen.add(r.id);
+      expect(Date.parse(page.asOf)).toBeGreaterThanOrEqual(Date.parse(cursor));
+      cursor = page.asOf;
+      if (page.count < 3) break;
+    }
+    expect(ids.filter((id) => !seen.has(id))).toEqual([]);
+    expect(Date.parse(cursor)).toBe(t.clock.now() - 5_000);
+  });
+
+  it('orders/open: a limit never splits a millisecond, and the next poll starts after it', async () => {
+    tick(50_000);
+    const { key } = await t.newKey();
+    const since = new Date(t.clock.now() - 1).toISOString();
+    const placed = [];
+    for (let i = 0; i < 4; i++) placed.push((await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.001, limitPrice: 20_000 + i })).json().restingOrderId);
+    t.clock.advance(30_000);
+    const page = (await get(key, `/api/agent/orders/open?updatedSince=${encodeURIComponent(since)}&limit=2`)).json();
+    expect(page.rows.map((r: { id: number }) => r.id).sort()).toEqual([...placed].sort());
+    expect(Date.parse(page.asOf)).toBe(Date.parse(since) + 2); // the millisecond after the orders'
+  });
+});
+
 describe('GET /api/agent/equity-curve', () => {
   it('daily: one point per snapshot day, today live; empty for a key without a book', async () => {
     const fresh = await t.newKey();

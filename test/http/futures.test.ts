@@ -4,7 +4,7 @@ import { findWallet } from '../../src/storage/books-repo.js';
 import { futuresMarginDiscrepancies } from '../../src/storage/futures-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { sql } from 'drizzle-orm';
-import { AS_OF_GRACE_MS } from '../../src/http/routes/agent/account.js';
+import { AS_OF_GRACE_MS } from '../../src/domain/delta-polling.js';
 import { createTestApp, bearer, type TestApp } from '../support/app.js';
 import { keyedRouteSecurity } from '../support/security.js';
 

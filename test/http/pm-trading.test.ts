@@ -9,7 +9,7 @@ import { findDecisionByPosition, findDecisionByUuid } from '../../src/storage/ar
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { pmMarkets } from '../../src/storage/schema.js';
-import { AS_OF_GRACE_MS } from '../../src/http/routes/agent/account.js';
+import { AS_OF_GRACE_MS } from '../../src/domain/delta-polling.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { createPmApp, type PmTestApp } from '../support/pm-app.js';
 import { keyedRouteSecurity } from '../support/security.js';
@@ -322,6 +322,38 @@ describe('positions, equity and settlement', () => {
     t.clock.advance(1000);
     const delta = await t.app.inject({ method: 'GET', url: `/api/agent/positions/pm?updatedSince=${encodeURIComponent(listed.asOf)}`, headers: bearer(key) });
     expect(delta.json().positions.map((p: { id: number }) => p.id)).toContain(late.id);
+  });
+});
+
+describe('GET /api/agent/positions/pm delta polling past its 200-row cap', () => {
+  it('reads 250 changes over two polls, the rows of one millisecond together', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const opened = await post(key, 'open', openBody(markets[0]!, { stakeMusd: 10 }));
+    expect(opened.statusCode).toBe(201);
+    const base = t.clock.now() - 60_000;
+    // 249 copies of the row (as settled history), changed over 3 milliseconds: 150, 60 and 39 rows
+    await t.ctx.database.db.execute(sql`
+      insert into pm_positions (key_id, wallet_id, source, event_slug, event_title, outcome_external_id, outcome_label, side, fill_basis,
+        entry_probability, fill_probability, entry_prob_sum, stake_musd, shares_musd, fee_musd, shape, markets_count, entry_outcomes_snapshot,
+        freshness_at_entry, event_status_at_entry, status, settlement_state, payout_musd, pnl_musd, opened_at, settled_at, created_at, updated_at)
+      select key_id, wallet_id, source, event_slug, event_title, outcome_external_id, outcome_label, side, fill_basis,
+        entry_probability, fill_probability, entry_prob_sum, stake_musd, shares_musd, fee_musd, shape, markets_count, entry_outcomes_snapshot,
+        freshness_at_entry, event_status_at_entry, 'lost', 'settled', 0, -stake_musd, opened_at, t.at, created_at, t.at
+      from pm_positions p, (select ${new Date(base).toISOString()}::timestamptz + (case when g <= 150 then 0 when g <= 210 then 1 else 2 end) * interval '1 millisecond' as at
+                           from generate_series(1, 249) g) t
+      where p.id = ${opened.json().position.id}`);
+    const poll = async (since: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/agent/positions/pm?updatedSince=${encodeURIComponent(since)}`, headers: bearer(key) })).json();
+    const first = await poll(new Date(base).toISOString());
+    // the 200 oldest changes end inside the second millisecond: all of its 60 rows come along
+    expect(first.positions).toHaveLength(210);
+    expect(first.asOf).toBe(new Date(base + 2).toISOString());
+    const second = await poll(first.asOf);
+    expect(second.positions).toHaveLength(40); // the third millisecond and the open row
+    const ids = new Set([...first.positions, ...second.positions].map((p: { id: number }) => p.id));
+    const [{ n }] = await queryRows<{ n: number }>(t.ctx.database.db, sql`select count(*)::int as n from pm_positions where key_id = ${keyId}`);
+    expect(ids.size).toBe(n);
+    expect(second.asOf).toBe(new Date(t.clock.now() - AS_OF_GRACE_MS).toISOString());
   });
 });
 

@@ -6,6 +6,7 @@ import { ensureWallet } from '../../../services/spot-trading.js';
 import { readFundedBook, readValuedBook } from '../../../services/equity.js';
 import { accountTotalsPart, holdingPart, noPart, readBook, restingOrdersPart, toAccountTotals, windowStartsPart, type RestingOrderPart } from '../../../storage/book-read-repo.js';
 import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
+import { cappedPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { agentErrors, DateTime, ErrorBody } from '../../schemas.js';
@@ -14,10 +15,6 @@ import { OpenOrdersResponse, PortfolioResponse, WalletResponse } from '../../res
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
 const DAY_MS = 86_400_000;
-/** Delta-polling answers step `asOf` back by this much, so a row committed a moment late is not missed (rows may repeat; de-duplicate by id). */
-export const AS_OF_GRACE_MS = 5_000;
-
-export const pollingAsOf = (nowMs: number) => new Date(nowMs - AS_OF_GRACE_MS).toISOString();
 
 function orderView(o: SpotOrderRow) {
   return {
@@ -204,7 +201,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           count: rows.length,
           rows: rows.map(orderView),
           updatedSince: updatedSince ?? null,
-          asOf: pollingAsOf(nowMs),
+          asOf: updatedSince !== undefined ? cappedPollingAsOf(nowMs, rows.map((o) => o.updatedAt.getTime()), limit) : pollingAsOf(nowMs),
         };
       },
     );

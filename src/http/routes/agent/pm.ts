@@ -22,7 +22,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { agentErrors, AgentTrace, DateTime, ErrorBody, FreeText, IdempotencyKey, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { OpportunityReceipt, PmDiscoverResponse, PmPositionEnvelope, PmPositionsResponse, PmQuoteResponse } from '../../responses/pm-trading.js';
-import { pollingAsOf } from './account.js';
+import { cappedPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 
 export const PM_QUOTE_URL = '/api/agent/pm/quote';
 export const PM_OPEN_URL = '/api/agent/pm/open';
@@ -203,7 +203,8 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             return pmPositionView(row, { market: await markets.get(k)! });
           }),
         );
-        return { positions, updatedSince: since ? since.toISOString() : null, asOf: pollingAsOf(nowMs) } as Static<typeof PmPositionsResponse>;
+        const asOf = since ? cappedPollingAsOf(nowMs, rows.map((r) => r.updatedAt.getTime()), PM_POSITIONS_LIST_MAX) : pollingAsOf(nowMs);
+        return { positions, updatedSince: since ? since.toISOString() : null, asOf } as Static<typeof PmPositionsResponse>;
       },
     );
 

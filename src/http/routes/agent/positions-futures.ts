@@ -7,7 +7,7 @@ import { POSITIONS_LIST_MAX, positionsPart, toPositionRows } from '../../../stor
 import type { AppContext } from '../../context.js';
 import { agentErrors, DateTime, Nullable } from '../../schemas.js';
 import { FuturesPositionSchema } from './futures-schemas.js';
-import { pollingAsOf } from './account.js';
+import { cappedPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 
 export function positionsFuturesRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -42,7 +42,8 @@ export function positionsFuturesRoute(ctx: AppContext): FastifyPluginAsyncTypebo
           marks.set(row.coinId, read);
           return positionView(row, read.problem ? null : read.mark);
         });
-        return { positions, updatedSince: since ? since.toISOString() : null, asOf: pollingAsOf(nowMs) };
+        const asOf = since ? cappedPollingAsOf(nowMs, rows.map((r) => r.updatedAt.getTime()), POSITIONS_LIST_MAX) : pollingAsOf(nowMs);
+        return { positions, updatedSince: since ? since.toISOString() : null, asOf };
       },
     );
   };
