@@ -52,7 +52,7 @@ export function buildJobs(deps: JobDeps): Job[] {
       name: 'spot-order-matching',
       intervalMs: SPOT_MATCHING_INTERVAL_MS,
       async run(nowMs) {
-        await matchRestingOrders(deps.database, deps.market, nowMs);
+        await matchRestingOrders(deps.database, deps.market, nowMs, () => (deps.clock ?? systemClock).now());
       },
     },
     {

@@ -28,10 +28,13 @@ export interface MatchingResult {
  * minute after checkedUntil, plus the latest fresh price if it is newer than checkedUntil)
  * and fills at the limit price only when that range reaches it: never outside what the market
  * actually traded while the order rested. A stop that triggers while its limit is marketable
- * at the latest price fills at once as a taker (market execution price, never worse than the limit). Each fill is its own transaction on the
- * owner's locked book, so a crash between fills loses or repeats nothing.
+ * at the latest price fills at once as a taker (market execution price, never worse than the limit);
+ * it is marked triggered first, so its row says the stop was hit. Each fill is its own
+ * transaction on the owner's locked book, so a crash between fills loses or repeats nothing.
+ * Fills and triggers are stamped with `stampNow()` as they happen (default: `nowMs`), not the
+ * pass's start: a long pass must not stamp rows further back than the 5 s delta-polling grace.
  */
-export async function matchRestingOrders(database: Database, market: MarketFeed, nowMs: number): Promise<MatchingResult> {
+export async function matchRestingOrders(database: Database, market: MarketFeed, nowMs: number, stampNow: () => number = () => nowMs): Promise<MatchingResult> {
   const result: MatchingResult = { examined: 0, filled: 0, triggered: 0 };
   let afterId = 0;
   for (;;) {
@@ -59,12 +62,13 @@ export async function matchRestingOrders(database: Database, market: MarketFeed,
         range,
       );
       if (verdict === 'fill') {
-        if ((await fillRestingOrder(database.db, order, nowMs)) !== null) result.filled += 1;
+        if ((await fillRestingOrder(database.db, order, stampNow())) !== null) result.filled += 1;
       } else if (verdict === 'trigger') {
+        const stampMs = stampNow();
+        await markTriggered(database.db, order.id, stampMs);
         // a stop that triggers while its limit is marketable executes now as a taker
         const taker = latest ? takerPrice(market, order, new Decimal(latest.priceUsd)) : null;
-        if (taker && (await fillRestingOrder(database.db, order, nowMs, taker)) !== null) result.filled += 1;
-        else if (!taker) await markTriggered(database.db, order.id, nowMs);
+        if (taker && (await fillRestingOrder(database.db, order, stampMs, taker)) !== null) result.filled += 1;
         result.triggered += 1;
       } else {
         untouched.push(order.id);

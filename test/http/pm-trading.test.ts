@@ -351,7 +351,7 @@ describe('GET /api/agent/positions/pm delta polling past its 200-row cap', () =>
     const second = await poll(first.asOf);
     expect(second.positions).toHaveLength(40); // the third millisecond and the open row
     const ids = new Set([...first.positions, ...second.positions].map((p: { id: number }) => p.id));
-    const [{ n }] = await queryRows<{ n: number }>(t.ctx.database.db, sql`select count(*)::int as n from pm_positions where key_id = ${keyId}`);
+    const [{ n }] = (await queryRows<{ n: number }>(t.ctx.database.db, sql`select count(*)::int as n from pm_positions where key_id = ${keyId}`)) as [{ n: number }];
     expect(ids.size).toBe(n);
     expect(second.asOf).toBe(new Date(t.clock.now() - AS_OF_GRACE_MS).toISOString());
   });

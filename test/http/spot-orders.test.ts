@@ -348,7 +348,23 @@ describe('resting orders and the matcher', () => {
     expect(sell.detail.executionPrice).toBeGreaterThanOrEqual(44_900);
     expect(sell.detail.executionPrice).toBeLessThan(44_950);
     expect(sell.detail.feeMusd).toBeCloseTo(quote.estimatedFeeMusd, 8);
+    // the order's row says the stop was hit, though it filled in the pass that saw it
+    const [row] = (await get(key, `/api/agent/orders/open?updatedSince=${new Date(t.clock.now() - 60_000).toISOString()}`)).json().rows;
+    expect(row).toMatchObject({ status: 'filled', triggered: true });
     await doctorOk();
+  });
+
+  it('the matcher stamps each fill when it is written, not when its pass began', async () => {
+    tick(50_000);
+    const { key } = await t.newKey();
+    const placed = (await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.01, limitPrice: 49_000 })).json();
+    tick(48_000);
+    const passStart = t.clock.now();
+    // a pass that runs long: the fill is written 30 s after the pass began
+    await matchRestingOrders(t.ctx.database, t.market, passStart, () => passStart + 30_000);
+    const [fill] = (await get(key, '/api/agent/trades')).json().trades;
+    expect(fill.detail.orderId).toBe(placed.restingOrderId);
+    expect(fill.closedAt).toBe(new Date(passStart + 30_000).toISOString());
   });
 
   it('a stop buy whose trigger the mark already meets rests as triggered at once', async () => {
