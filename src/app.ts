@@ -52,6 +52,8 @@ export interface AppDeps {
   database: Database;
   adminToken: string;
   clock?: Clock;
+  /** The clock of the per-minute budgets (default: `clock`; the system clock when `clock` replays a tape). */
+  budgetClock?: Clock;
   rateLimits?: RateLimitStore;
   ledgerStore?: LedgerStore;
   /** Market data for engines and routes; the server passes the configured source. */
@@ -147,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config,
     database: deps.database,
     clock,
+    budgetClock: deps.budgetClock ?? clock,
     rateLimits,
     ledger,
     keyCache,

@@ -13,6 +13,7 @@ import { Scheduler } from './workers/scheduler.js';
 import { jobMetricsObserver } from './services/metrics.js';
 import { startMetricsServer } from './services/metrics-server.js';
 import { joinProcesses } from './services/process-presence.js';
+import { systemClock } from './util/clock.js';
 
 export type Role = 'serve' | 'api' | 'worker';
 
@@ -53,7 +54,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   const database = await opening;
   progress('market: serving prices');
   const admin = resolveAdminToken(config.adminToken, config.dataDir);
-  const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, market: source.market, marketReads: source.market, news: source.news });
+  const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, budgetClock: systemClock, market: source.market, marketReads: source.market, news: source.news });
 
   const scheduler =
     role === 'api'

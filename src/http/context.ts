@@ -14,6 +14,8 @@ export interface AppContext {
   config: Config;
   database: Database;
   clock: Clock;
+  /** Real time for the per-minute budgets: the service clock runs on tape time in replay mode. */
+  budgetClock: Clock;
   rateLimits: RateLimitStore;
   ledger: LedgerWriter;
   keyCache: KeyCache;

@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RedisRateLimitStore } from '../../src/ratelimit/redis-store.js';
+import { ManualClock } from '../../src/util/clock.js';
 import { createTestApp, bearer, type TestApp, type TestAppOptions } from '../support/app.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 import { REDIS_URL, deleteRedisPrefix, uniqueRedisPrefix } from '../support/redis.js';
@@ -150,6 +151,24 @@ describe('configured budgets', () => {
     expect((await me(t, key)).statusCode).toBe(429);
     t.clock.advance(MINUTE_MS);
     expectAdmitted(await me(t, key), 5, 4);
+  });
+
+  it('counts budgets on the budget clock: a service clock on tape time (replay) does not reset them', async () => {
+    const budgetClock = new ManualClock(Date.UTC(2026, 10, 27, 9, 0, 10));
+    const replay = await newApp({ config: { agentRpm: 3 }, budgetClock });
+    try {
+      const { key } = await replay.newKey(['read']);
+      for (let i = 0; i < 3; i += 1) expectAdmitted(await me(replay, key), 3, 2 - i);
+      expect((await me(replay, key)).statusCode).toBe(429);
+      replay.clock.advance(10 * MINUTE_MS); // ten minutes of tape pass in a few real seconds
+      const refused = await me(replay, key);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['retry-after']).toBe('50');
+      budgetClock.advance(50_000);
+      expectAdmitted(await me(replay, key), 3, 2);
+    } finally {
+      await replay.close();
+    }
   });
 
   it('caps trade writes at tradeWpm while reads go on, and trade writes count toward the baseline', async () => {

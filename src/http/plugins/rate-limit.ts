@@ -44,7 +44,7 @@ function applyHit(reply: FastifyReply, b: Budget, hit: WindowHit, now: number): 
  * exhausted budget answers 429 with Retry-After. Stays on the call stack while the store
  * answers synchronously (the in-process store); `done` is called exactly once.
  */
-function consume(ctx: AppContext, reply: FastifyReply, budgets: Budget[], caller: string | number, done: HookDone, from = 0, now = ctx.clock.now()): void {
+function consume(ctx: AppContext, reply: FastifyReply, budgets: Budget[], caller: string | number, done: HookDone, from = 0, now = ctx.budgetClock.now()): void {
   for (let i = from; i < budgets.length; i += 1) {
     const b = budgets[i]!;
     let hit: WindowHit | Promise<WindowHit>;
