@@ -31,7 +31,8 @@ export function totalOf(v: VenueCounts): Counts {
 
 /** Decided = a realized win or loss; neutral (PnL exactly 0) is not decided. */
 export const decidedOf = (c: Counts) => c.wins + c.losses;
-export const winRateOf = (c: Counts) => (decidedOf(c) > 0 ? c.wins / decidedOf(c) : null);
+/** Wins / decided, to 8 places as `/api/agent/performance` sends it. */
+export const winRateOf = (c: Counts) => (decidedOf(c) > 0 ? Math.round((c.wins / decidedOf(c)) * 1e8) / 1e8 : null);
 
 /** Money leaves as a number rounded to 8 places, like every other mUSD amount. */
 export const roundMusd = (x: number) => Math.round(x * 1e8) / 1e8;

@@ -21,14 +21,13 @@ export class RouteCatalog {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
         if (method === 'HEAD' || method === 'OPTIONS') continue;
-        this.routes.set(`${method} ${route.url}`, {
-          method,
-          url: route.url,
-          schema: route.schema ?? {},
-          config: (route.config ?? {}) as Record<string, unknown>,
-        });
+        this.add({ method, url: route.url, schema: route.schema ?? {}, config: (route.config ?? {}) as Record<string, unknown> });
       }
     });
+  }
+
+  add(route: CatalogRoute): void {
+    this.routes.set(`${route.method} ${route.url}`, route);
   }
 
   /**

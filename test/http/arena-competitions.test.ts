@@ -72,7 +72,7 @@ describe('Competitions', { timeout: 120_000 }, () => {
       [`a${c}-cee`, null],
     ]);
     const ace = body.rows[1];
-    expect(ace).toMatchObject({ agentName: 'Ace', model: 'm1', realizedPnlMusd: 250, tradeCount: 3, decidedTradeCount: 3, winCount: 2, lossCount: 1 });
+    expect(ace).toMatchObject({ agentName: 'Ace', model: 'm1', realizedPnlMusd: 250, tradeCount: 3, decidedTradeCount: 3, winCount: 2, lossCount: 1, winRate: 0.66666667 });
     expect(ace.byVenue.pm.realizedPnlMusd).toBe(50);
     expect(ace.sparkline).toEqual([0, 250, 250]);
     expect(ace.joinedAt).toBe(iso(t.clock.now()));

@@ -1,14 +1,15 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { AgentTrace, OpenObject, StrictBody } from '../../src/http/schemas.js';
-import type { CatalogRoute, RouteCatalog } from '../../src/mcp/route-catalog.js';
+import { RouteCatalog, type CatalogRoute } from '../../src/mcp/route-catalog.js';
 import { buildTool } from '../../src/mcp/tool-schema.js';
 
 const Result = Type.Object({ id: Type.Integer(), status: Type.String() });
 
 function catalogOf(...routes: CatalogRoute[]): RouteCatalog {
-  const byId = new Map(routes.map((r) => [`${r.method} ${r.url}`, r]));
-  return { get: (id: string) => byId.get(id) } as RouteCatalog;
+  const catalog = new RouteCatalog();
+  for (const r of routes) catalog.add(r);
+  return catalog;
 }
 const write = (response: Record<string, unknown>): CatalogRoute => ({
   method: 'POST',
@@ -44,5 +45,20 @@ describe('MCP tool derived from a route', () => {
 
   it('skips a tool whose route is not registered (e.g. market_news before the news endpoint exists)', () => {
     expect(buildTool({ name: 'market_news', routes: [{ route: 'GET /api/agent/news' }] }, catalogOf(write({ 200: Result })))).toBeNull();
+  });
+});
+
+describe('route literals in place of a path parameter', () => {
+  it('names the sibling routes a parameter value would reach instead, for the same method only', () => {
+    const route = (method: string, url: string): CatalogRoute => ({ method, url, config: {}, schema: {} });
+    const catalog = catalogOf(
+      route('GET', '/api/arena/:handle'),
+      route('GET', '/api/arena/decisions'),
+      route('GET', '/api/arena/agents/:handle/scorecard'),
+      route('POST', '/api/arena/reset'),
+      route('GET', '/api/arena/decisions/:uuid'),
+    );
+    expect(catalog.literalsInPlaceOfParams('GET', '/api/arena/:handle')).toEqual(new Map([['handle', new Set(['decisions'])]]));
+    expect(catalog.literalsInPlaceOfParams('GET', '/api/arena/decisions/:uuid')).toEqual(new Map());
   });
 });
