@@ -15,11 +15,15 @@ function env(port: number): NodeJS.ProcessEnv {
 }
 const cli = (port: number, args: string[]) => spawnSync(process.execPath, [...ENTRY, ...args], { env: env(port), encoding: 'utf8' });
 
+// a window open now (windows end in the future and last at most 366 days)
+const STARTS = new Date(Date.now() - 86_400_000).toISOString();
+const ENDS = new Date(Date.now() + 30 * 86_400_000).toISOString();
+
 describe('competitions CLI', () => {
   it('creates, enters and lists through the database, then through a running server', async () => {
     const port = await freePort();
     const key = JSON.parse(cli(port, ['keys', 'create', '--user', 'me', '--name', 'racer', '--public', '--json']).stdout.trim());
-    const created = cli(port, ['competitions', 'create', '--slug', 'cup', '--title', 'Cup', '--starts', '2026-01-01T00:00:00Z', '--ends', '2030-01-01T00:00:00Z', '--visibility', 'unlisted', '--json']);
+    const created = cli(port, ['competitions', 'create', '--slug', 'cup', '--title', 'Cup', '--starts', STARTS, '--ends', ENDS, '--visibility', 'unlisted', '--json']);
     expect(created.status, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ slug: 'cup', visibility: 'unlisted', featured: false, entryCount: 0 });
     const entered = cli(port, ['competitions', 'enter', 'cup', String(key.keyId), '--json']);
@@ -34,7 +38,7 @@ describe('competitions CLI', () => {
     server.stderr.on('data', (chunk) => (output += chunk));
     try {
       await expect.poll(() => output, { timeout: 30_000, interval: 200 }).toContain('listening on');
-      const online = cli(port, ['competitions', 'create', '--slug', 'open-cup', '--title', 'Open Cup', '--starts', '2026-01-01T00:00:00Z', '--ends', '2030-01-01T00:00:00Z', '--json']);
+      const online = cli(port, ['competitions', 'create', '--slug', 'open-cup', '--title', 'Open Cup', '--starts', STARTS, '--ends', ENDS, '--json']);
       expect(online.status, online.stderr).toBe(0);
       const list = JSON.parse(cli(port, ['competitions', 'list', '--json']).stdout);
       expect(list.map((c: { slug: string }) => c.slug)).toEqual(['cup', 'open-cup']);
