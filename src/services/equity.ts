@@ -69,5 +69,11 @@ export async function readFundedBook<T>(db: Db, keyId: number, read: () => Promi
   const first = await read();
   if (first !== null) return first;
   await ensureWallet(db, keyId);
-  return (await read())!;
+  // The book may have been created by another request whose change signal this process has not
+  // seen yet (PostgreSQL: it comes on that request's connection): what the cache holds or is
+  // reading for the key may predate it ("no book yet"), so the read after this one starts afresh.
+  bookCacheOf(db)?.changed(String(keyId));
+  const funded = await read();
+  if (funded === null) throw new Error(`key ${keyId}: no book after funding it`);
+  return funded;
 }

@@ -1,8 +1,10 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { forcePmResolution } from '../../src/pm/api.js';
 import { ORDER_ROUTE } from '../../src/http/routes/agent/spot.js';
-import { placeSpotOrder } from '../../src/services/spot-trading.js';
+import { readFundedBook } from '../../src/services/equity.js';
+import { ensureWallet, placeSpotOrder } from '../../src/services/spot-trading.js';
+import { holdingsPart, readBook } from '../../src/storage/book-read-repo.js';
 import { sweepFuturesRisk } from '../../src/services/futures/risk-sweep.js';
 import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
 import { updateKey } from '../../src/storage/keys-repo.js';
@@ -108,6 +110,22 @@ describe('book cache', () => {
     const opened = await t.app.inject({ method: 'POST', url: '/api/agent/futures/open', headers: bearer(fresh), payload: open });
     expect(opened.statusCode, opened.body).toBe(201);
     expect(await quote()).toMatchObject({ eligible: false, blockReasons: ['opposite_side_open'] });
+  });
+
+  it('a first read answers the book another request created, though its change signal has not arrived yet', async () => {
+    const { keyId } = await t.newKey();
+    const db = t.ctx.database.db;
+    const read = () => readBook(db, keyId, { holdings: holdingsPart });
+    expect(await read()).toBeNull(); // "no book yet", cached
+    // another request creates the book; its signal comes later (PostgreSQL: on that request's connection)
+    const signals = [vi.spyOn(cache(), 'changed').mockImplementation(() => undefined), vi.spyOn(cache(), 'hold').mockImplementation(() => undefined), vi.spyOn(cache(), 'release').mockImplementation(() => undefined)];
+    try {
+      await ensureWallet(db, keyId);
+    } finally {
+      for (const s of signals) s.mockRestore();
+    }
+    const funded = await readFundedBook(db, keyId, read);
+    expect(funded.wallet.available.toNumber()).toBe(50_000);
   });
 
   it('spot market buy and sell', async () => {
