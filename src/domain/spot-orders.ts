@@ -255,7 +255,7 @@ export function decideRestingFill(order: RestingOrder, holding: Holding, price: 
           executionPrice: priceToWire(executionPrice),
           limitPrice: priceToWire(limitPrice),
           stopPrice: order.stopPrice === null ? null : priceToWire(order.stopPrice),
-          ...(taker && price.kind === 'taker' ? { midPrice: price.mid.toNumber(), marketable: true } : {}),
+          ...(taker && price.kind === 'taker' ? { midPrice: priceToWire(price.mid), marketable: true } : {}),
           notionalMusd: toWire(notional),
           feeMusd: toWire(fee),
           slippageMusd: toWire(slippageCost),

@@ -201,6 +201,21 @@ describe('POST /api/agent/futures/open', () => {
     await booksBalanced();
   });
 
+  it('writes the trade-log detail of a close with the prices and amounts the position shows', async () => {
+    const { key, keyId } = await t.newKey();
+    t.market.set('1027', 2_000, t.clock.now());
+    expect((await open(key, { coinId: '1027', side: 'long', leverage: 3, marginMusd: 100 })).statusCode).toBe(201);
+    t.market.set('1027', 2_213.37, t.clock.now());
+    const added = (await open(key, { coinId: '1027', side: 'long', leverage: 3, marginMusd: 77.7 })).json().position;
+    t.market.set('1027', 2_100.987654321, t.clock.now());
+    const closed = (await close(key, { positionId: added.id })).json().position;
+    t.market.set('1027', 2_000, t.clock.now());
+    const [{ detail }] = (await futuresTrades(keyId)) as unknown as [{ detail: Record<string, number> }];
+    expect([detail.entryPrice, detail.exitPrice, detail.sizeCoin]).toEqual([added.entryPrice, closed.exitPrice, added.sizeCoin]);
+    for (const k of ['marginReleasedMusd', 'pricePnlMusd', 'openFeeMusd', 'closeFeeMusd']) expect(detail[k], k).toBe(Math.round(detail[k]! * 1e8) / 1e8);
+    await booksBalanced();
+  });
+
   it('refuses an opposite side, a leverage mismatch and SL/TP on an add (422, nothing moves)', async () => {
     const { key, keyId } = await t.newKey();
     await open(key, { coinId: '1', side: 'long', leverage: 3, marginMusd: 100 });

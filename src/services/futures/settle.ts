@@ -4,7 +4,7 @@ import {
   liquidationSettlement,
   type FuturesSide,
 } from '../../domain/futures/position-math.js';
-import { Decimal } from '../../domain/money.js';
+import { Decimal, futuresPriceToWire, toWire } from '../../domain/money.js';
 import type { CashPosting } from '../../storage/books-repo.js';
 import type { FuturesPositionPatch, FuturesPositionRow, NewFuturesEvent } from '../../storage/futures-repo.js';
 import { EXECUTION_VERSION } from '../../domain/execution-model.js';
@@ -179,13 +179,14 @@ function tradeDetail(
     exitReason,
     fraction: fraction.toNumber(),
     leverage: Number(row.leverage),
-    entryPrice: Number(row.entryPrice),
-    exitPrice: mark.toNumber(),
-    sizeCoin: parts.sizeCoin.toDecimalPlaces(8).toNumber(),
-    marginReleasedMusd: parts.marginReleased.toNumber(),
-    marginForfeitedMusd: parts.marginForfeited.toNumber(),
-    pricePnlMusd: parts.pricePnl.toNumber(),
-    openFeeMusd: parts.openFee.toNumber(),
-    closeFeeMusd: parts.closeFee.toNumber(),
+    // prices and amounts as the position and every other mUSD figure are sent
+    entryPrice: futuresPriceToWire(row.entryPrice),
+    exitPrice: futuresPriceToWire(mark),
+    sizeCoin: toWire(parts.sizeCoin),
+    marginReleasedMusd: toWire(parts.marginReleased),
+    marginForfeitedMusd: toWire(parts.marginForfeited),
+    pricePnlMusd: toWire(parts.pricePnl),
+    openFeeMusd: toWire(parts.openFee),
+    closeFeeMusd: toWire(parts.closeFee),
   };
 }
