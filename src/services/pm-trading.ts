@@ -5,7 +5,7 @@
  */
 import { floorBlockReasons, isOpenAt, pmQuality, qualityGateReasons, shapeBlockReasons, type PmQuality } from '../domain/pm/gates.js';
 import { chosenSideMid, complementPoints, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
-import { Decimal, orderAmount } from '../domain/money.js';
+import { Decimal, orderAmount, toWire } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
 import { readVenueMarket, venueMarketOf, type VenueMarketRead } from '../pm/api.js';
 import { decisionSupport, type DecisionSupport } from '../pm/decision-support.js';
@@ -374,12 +374,13 @@ export function pmPositionView(row: PmPositionRow, live?: { market: VenueMarketR
   const outcome = live.market?.outcomes.find((o) => o.externalMarketId === row.outcomeExternalId);
   const open = row.status === 'open';
   const current = open && outcome && outcome.probability >= 0 && outcome.probability <= 100 ? chosenSideMid(row.side as PmSide, outcome.probability) : null;
-  const mark = current === null ? null : Math.round(shares * (current / 100) * 1e6) / 1e6;
+  // exact, then to 8 places like the portfolio's otherVenuesUsd (services/pm-trading-equity.ts)
+  const mark = current === null ? null : new Decimal(row.sharesMusd).times(current).div(100);
   return {
     ...base,
     currentProbability: current,
-    unrealizedMark: mark,
-    unrealizedPnl: mark === null ? null : Math.round((mark - stake) * 1e6) / 1e6,
+    unrealizedMark: mark === null ? null : toWire(mark),
+    unrealizedPnl: mark === null ? null : toWire(mark.minus(row.stakeMusd)),
     ...(live.relatedCoins ? { relatedCoins: live.relatedCoins } : {}),
     eventEndDate: live.market?.endAt ?? null,
   };

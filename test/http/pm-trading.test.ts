@@ -247,6 +247,9 @@ describe('positions, equity and settlement', () => {
     const portfolio = (await t.app.inject({ method: 'GET', url: '/api/agent/portfolio', headers: bearer(key) })).json();
     const marks = rows.reduce((s, r) => s + (r.unrealizedMark - r.stakeMusd), 0);
     expect(portfolio.equity.totalUsd).toBeCloseTo(50_000 + marks, 4);
+    // the rows' unrealized PnL adds up to the portfolio's other-venue value within 1e-8 per row
+    const unrealized = rows.reduce((s, r) => s + r.unrealizedPnl, 0);
+    expect(Math.abs(unrealized - portfolio.equity.otherVenuesUsd)).toBeLessThanOrEqual(rows.length * 1e-8 + 1e-9);
     expect(portfolio.equity.frozenPm).toBe(180);
 
     t.clock.advance(60_000);
