@@ -238,9 +238,9 @@ export class ArenaBoards {
     return entry;
   }
 
-  /** `GET /api/arena/{handle}` (all-time row, like the default board); null when not listed. */
+  /** `GET /api/arena/{handle}`: the all-time row (rank, PnL, counts, sparkline); null when not listed. */
   async profile(keyId: number, handle: string) {
-    const board = await this.board('3m');
+    const board = await this.board('all');
     const rank = board.rankOf.get(keyId);
     const entry = rank === undefined ? undefined : board.entries[rank - 1];
     if (!entry || entry.handle !== handle) return null;
@@ -258,7 +258,8 @@ export class ArenaBoards {
 
   private async rows(board: Board, entries: BoardEntry[]) {
     const now = this.clock.now();
-    const sparks = await this.sparklines(board.spec, entries.filter((e) => !e.demo), now);
+    // 3m is not a windowed board (supplement §3.10): once it is a true 90-day window, its series keeps the last 44 days
+    const sparks = await this.sparklines(board.spec, entries.filter((e) => !e.demo), now, board.window === '3m' ? ARENA_SPARK_POINTS : Infinity);
     for (const [keyId, points] of await this.sparklines({ kind: 'all' }, entries.filter((e) => e.demo), now)) sparks.set(keyId, points);
     const previous = await this.previousRanks(board.window, now);
     return entries.map((e) => {
@@ -300,7 +301,7 @@ export class ArenaBoards {
     });
   }
 
-  private async sparklines(spec: WindowSpec, entries: BoardEntry[], now: number): Promise<Map<number, number[]>> {
+  private async sparklines(spec: WindowSpec, entries: BoardEntry[], now: number, maxPoints = Infinity): Promise<Map<number, number[]>> {
     const ids = entries.map((e) => e.agent.keyId);
     const out = new Map<number, number[]>();
     if (spec.kind === 'rolling') {
@@ -312,7 +313,7 @@ export class ArenaBoards {
     const days = await loadDayPnl(this.db, ids, range[0]!);
     for (const e of entries) {
       const rows: DayPnl[] = (days.get(e.agent.keyId) ?? []).filter((d) => d.day <= utcDay(now));
-      out.set(e.agent.keyId, spec.kind === 'days' ? windowedSparkline(range, rows) : allTimeSparkline(range, rows, e.total.pnl));
+      out.set(e.agent.keyId, spec.kind === 'days' ? windowedSparkline(range, rows, maxPoints) : allTimeSparkline(range, rows, e.total.pnl));
     }
     return out;
   }

@@ -169,6 +169,15 @@ describe('Arena leaderboard and profiles', { timeout: 120_000 }, () => {
     const all = (await get('/api/arena?window=all&pageSize=50')).body.rows;
     expect(threeM.find((r: { handle: string }) => r.handle === `a${old}-old-timer`).realizedPnlMusd).toBe(0);
     expect(all.find((r: { handle: string }) => r.handle === `a${old}-old-timer`).realizedPnlMusd).toBe(600);
+    // 3m is not a windowed board (supplement §3.10): 44 daily points at most, ending at the row's PnL
+    for (const row of threeM.filter((r: { sparkline: number[] }) => r.sparkline.length > 0)) {
+      expect(row.sparkline.length, row.handle).toBeLessThanOrEqual(44);
+      expect(row.sparkline.at(-1), row.handle).toBe(row.realizedPnlMusd);
+    }
+    // the profile stays the all-time row (rank, PnL, counts) whatever the default board's window
+    const profile = (await get(`/api/arena/a${old}-old-timer`)).body.agent;
+    const allRow = all.find((r: { handle: string }) => r.handle === `a${old}-old-timer`);
+    expect(profile).toMatchObject({ rank: allRow.rank, realizedPnlMusd: 600, decidedTradeCount: 6, winRate: 1 });
     await updateKey(db, old, { isPublic: false });
   });
 
