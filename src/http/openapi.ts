@@ -1,6 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { Type } from 'typebox';
+import { TRACE_HEADERS } from './plugins/ledger.js';
 
 /** The contract version (spec §9), independent of the package version. */
 export const CONTRACT_VERSION = '1.7.0';
@@ -25,9 +27,22 @@ export function defaultedQueryOptional(schema: FastifySchema | undefined): Fasti
   return { ...schema, querystring: required.length > 0 ? { ...rest, required } : rest };
 }
 
+/** The trace headers every keyed agent route reads into its ledger row (contract §5.7; checked by the ledger plugin, src/http/plugins/ledger.ts). */
+const TraceHeaders = Type.Object({
+  [TRACE_HEADERS.runId]: Type.Optional(Type.String({ maxLength: 200, description: 'your run id: traces this call in your private ledger (a body agentTrace.runId wins)' })),
+  [TRACE_HEADERS.decisionId]: Type.Optional(Type.String({ maxLength: 200, description: 'your decision id (a body agentTrace.decisionId wins)' })),
+  [TRACE_HEADERS.strategyLabel]: Type.Optional(Type.String({ maxLength: 120 })),
+  [TRACE_HEADERS.confidence]: Type.Optional(Type.String({ description: 'a number between 0 and 1' })),
+});
+
+/** Keyed agent routes document the trace headers they accept. */
+export function documentedTraceHeaders(schema: FastifySchema, url: string): FastifySchema {
+  return schema && url.startsWith('/api/agent/') && schema.headers === undefined ? { ...schema, headers: TraceHeaders } : schema;
+}
+
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
-    transform: ({ schema, url }) => ({ schema: defaultedQueryOptional(schema) ?? schema, url }),
+    transform: ({ schema, url }) => ({ schema: documentedTraceHeaders(defaultedQueryOptional(schema) ?? schema, url), url }),
     openapi: {
       openapi: '3.1.0',
       info: {

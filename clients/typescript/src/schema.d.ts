@@ -1128,7 +1128,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1264,7 +1272,15 @@ export interface paths {
                     limit?: number;
                     offset?: number;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1446,7 +1462,15 @@ export interface paths {
                     from?: string;
                     to?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1766,7 +1790,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2103,7 +2135,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2540,7 +2580,15 @@ export interface paths {
                 query?: {
                     updatedSince?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2734,7 +2782,15 @@ export interface paths {
                     source?: "all" | "kalshi" | "polymarket";
                     sort?: "best" | "volume24h_desc" | "priceChange24h_desc" | "priceChange24h_asc" | "endDate_desc" | "trending";
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2976,7 +3032,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3215,7 +3279,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3496,7 +3568,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3788,7 +3868,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path: {
                     id: number;
                 };
@@ -4018,7 +4106,15 @@ export interface paths {
                 query?: {
                     coinId?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4179,7 +4275,15 @@ export interface paths {
                     fiat?: string;
                     locale?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4380,7 +4484,15 @@ export interface paths {
                     limit?: number;
                     updatedSince?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4552,7 +4664,15 @@ export interface paths {
                     limit?: number;
                     updatedSince?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4701,7 +4821,15 @@ export interface paths {
                     days?: number;
                     granularity?: "daily" | "realized";
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4843,7 +4971,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5024,7 +5160,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5303,7 +5447,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5677,7 +5829,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5988,7 +6148,15 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6299,7 +6467,15 @@ export interface paths {
                 query?: {
                     updatedSince?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6471,7 +6647,15 @@ export interface paths {
                     /** @description alias of q */
                     symbol?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6630,7 +6814,15 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path: {
                     coinId: string;
                 };
@@ -6919,7 +7111,15 @@ export interface paths {
                     range?: "1H" | "1D" | "1W" | "1M" | "3M";
                     fiat?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path: {
                     coinId: string;
                 };
@@ -7159,7 +7359,15 @@ export interface paths {
                     hours?: number;
                     minImportance?: number;
                 };
-                header?: never;
+                header?: {
+                    /** @description your run id: traces this call in your private ledger (a body agentTrace.runId wins) */
+                    "x-service-run-id"?: string;
+                    /** @description your decision id (a body agentTrace.decisionId wins) */
+                    "x-service-decision-id"?: string;
+                    "x-service-strategy-label"?: string;
+                    /** @description a number between 0 and 1 */
+                    "x-service-confidence"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
