@@ -63,14 +63,15 @@ export function isMarketable(side: Side, limitPrice: Decimal, executionPrice: De
 
 export function decideSpotOrder(req: SpotOrderRequest, book: SpotBook): SpotOrderDecision {
   const { side, quantity, mid } = req;
-  if (req.orderType === 'market') {
-    if (mid === null) return { kind: 'refused', blockReasons: ['price_unavailable'] };
-    return takerOrder(req, book, mid);
-  }
+  // Every order type needs a usable (fresh) price (supplement 3.4, 3.6): whether a limit is
+  // marketable, or a stop already triggered, is decided against it; a limit rested without one
+  // would later fill at its limit however far the market had moved.
+  if (mid === null) return { kind: 'refused', blockReasons: ['price_unavailable'] };
+  if (req.orderType === 'market') return takerOrder(req, book, mid);
   const limitPrice = req.limitPrice!;
-  const triggered = req.orderType === 'stop' && mid !== null && stopTriggers(side, req.stopPrice!, { low: mid.toNumber(), high: mid.toNumber() });
+  const triggered = req.orderType === 'stop' && stopTriggers(side, req.stopPrice!, { low: mid.toNumber(), high: mid.toNumber() });
   const live = req.orderType === 'limit' || triggered;
-  if (live && mid !== null && isMarketable(side, limitPrice, spotMarketFill(side, mid, quantity, req.coin.rank).executionPrice)) {
+  if (live && isMarketable(side, limitPrice, spotMarketFill(side, mid, quantity, req.coin.rank).executionPrice)) {
     return takerOrder(req, book, mid);
   }
   if (limitPrice.times(quantity).lessThan(MIN_TRADE_NOTIONAL_MUSD)) return { kind: 'refused', blockReasons: ['below_min_notional'] };

@@ -173,6 +173,9 @@ describe('market orders', () => {
       [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 10 }, 'insufficient_usdt_balance'],
       [{ coinId: '1', side: 'sell', orderType: 'market', quantity: 1 }, 'insufficient_coin_balance'],
       [{ coinId: '1027', side: 'buy', orderType: 'market', quantity: 1 }, 'price_unavailable'],
+      // a limit or stop without a price would rest, then fill at its limit however far the market had moved
+      [{ coinId: '1027', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 5_000 }, 'price_unavailable'],
+      [{ coinId: '1027', side: 'sell', orderType: 'stop', quantity: 1, stopPrice: 2_000, limitPrice: 1_900 }, 'price_unavailable'],
       [{ coinId: '1', side: 'sell', orderType: 'limit', quantity: 1, limitPrice: 60_000 }, 'insufficient_coin_balance'],
       [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 60_000 }, 'insufficient_usdt_balance'],
       // Worth less than 0.01 mUSD: such a fill rounded to quantity, notional and fee 0 yet counted as a trade.
@@ -188,8 +191,14 @@ describe('market orders', () => {
       expect(res.headers['x-service-ledger-status']).toBe('rejected');
     }
     t.clock.advance(121_000); // the last BTC tick is now past the 120 s stale mark
-    const stale = await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.01 });
-    expect(stale.json()).toMatchObject({ error: 'spot_order_blocked', blockReasons: ['price_unavailable'] });
+    for (const body of [
+      { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.01 },
+      { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.01, limitPrice: 60_000 },
+      { coinId: '1', side: 'buy', orderType: 'stop', quantity: 0.01, stopPrice: 55_000, limitPrice: 56_000 },
+    ]) {
+      const stale = await order(key, body);
+      expect(stale.json(), body.orderType).toMatchObject({ error: 'spot_order_blocked', blockReasons: ['price_unavailable'] });
+    }
     tick(50_000);
     const w = await findWallet(t.ctx.database.db, keyId);
     expect(w === null || w.available.toNumber() === 50_000).toBe(true);

@@ -89,7 +89,8 @@ class BookModel {
   }
 
   rest(side: Side, type: 'limit' | 'stop', q: Decimal, limit: Decimal, stop: Decimal | null, nowMs: number): string | ModelOrder {
-    const live = this.fresh(nowMs) && (stop === null || (side === 'buy' ? this.mark! >= stop.toNumber() : this.mark! <= stop.toNumber()));
+    if (!this.fresh(nowMs)) return 'price_unavailable'; // every order type needs a fresh price
+    const live = (stop === null || (side === 'buy' ? this.mark! >= stop.toNumber() : this.mark! <= stop.toNumber()));
     if (live && this.marketable(side, q, limit, this.mark!)) return this.market(side, q, nowMs);
     const { notional, fee } = spotLimitFill(limit, q);
     const freeze = side === 'buy' ? notional.plus(fee) : q;
@@ -102,7 +103,7 @@ class BookModel {
       this.coin = this.coin.minus(q);
       this.coinFrozen = this.coinFrozen.plus(q);
     }
-    const triggered = stop !== null && this.fresh(nowMs) && (side === 'buy' ? this.mark! >= stop.toNumber() : this.mark! <= stop.toNumber());
+    const triggered = stop !== null && (side === 'buy' ? this.mark! >= stop.toNumber() : this.mark! <= stop.toNumber());
     return { side, type, q, limit, stop, status: triggered ? 'triggered' : 'open', freeze };
   }
 
