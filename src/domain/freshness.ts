@@ -21,7 +21,8 @@ export function spotFreshness(asOfMs: number | null, nowMs: number): Freshness {
   return {
     asOf: isoAt(asOfMs),
     ageSeconds,
-    status: ageSeconds <= SPOT_STALE_AFTER_SECONDS ? 'fresh' : 'stale',
+    // from the exact age, as the write paths judge it (120.4 s is stale though shown as 120)
+    status: nowMs - asOfMs <= SPOT_STALE_AFTER_SECONDS * 1000 ? 'fresh' : 'stale',
   };
 }
 

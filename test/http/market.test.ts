@@ -71,9 +71,13 @@ describe('GET /api/agent/market/{coinId}', () => {
   });
 
   it('turns stale when no new price arrives for over 120 s', async () => {
-    t.clock.set(NOW + 121_000);
+    const asOf = Date.parse((await get('/api/agent/market/1027')).json().freshness.asOf);
+    // 120.4 s: shown as 120 s, but stale, as an order at this moment is refused
+    t.clock.set(asOf + 120_400);
     const body = (await get('/api/agent/market/1027')).json();
-    expect(body.freshness.status).toBe('stale');
+    expect(body.freshness).toMatchObject({ ageSeconds: 120, status: 'stale' });
+    t.clock.set(asOf + 120_000);
+    expect((await get('/api/agent/market/1027')).json().freshness.status).toBe('fresh');
     t.clock.set(NOW);
   });
 
@@ -122,6 +126,10 @@ describe('GET /api/agent/market/{coinId}/candles', () => {
     const badFiat = await get('/api/agent/market/1/candles?fiat=XYZ');
     expect(badFiat.statusCode).toBe(400);
     expect(badFiat.json().field).toBe('query.fiat');
+    // the portfolio refuses the same unknown currency (it echoed "XYZ"), and shows a known one
+    const portfolio = await get('/api/agent/portfolio?fiat=XYZ');
+    expect([portfolio.statusCode, portfolio.json().field]).toEqual([400, 'query.fiat']);
+    expect((await get('/api/agent/portfolio?fiat=eur')).json().fiat).toBe('EUR');
   });
 
   it('shows the newest minute bar growing with the 10-second ticks', async () => {

@@ -8,7 +8,7 @@ import { accountTotalsPart, holdingPart, noPart, readBook, restingOrdersPart, to
 import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
 import { cappedPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 import type { AppContext } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, invalidRequest } from '../../errors.js';
 import { agentErrors, DateTime, ErrorBody } from '../../schemas.js';
 import { OpenOrdersResponse, PortfolioResponse, WalletResponse } from '../../responses/account.js';
 
@@ -97,6 +97,9 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const keyId = request.agentKey!.keyId;
         const db = ctx.database.db;
         const nowMs = ctx.clock.now();
+        const fiat = request.query.fiat.toUpperCase();
+        // a currency the market data has no rate for is refused, as candles refuse it
+        if (ctx.marketReads && ctx.marketReads.fiatRate(fiat) === null) throw invalidRequest('query.fiat', `unsupported fiat currency ${fiat}`);
         const windows = [
           ['24h', DAY_MS],
           ['7d', 7 * DAY_MS],
@@ -161,7 +164,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             currentPriceUsd: ctx.market.price(o.coinId)?.priceUsd ?? null,
           })),
           progression: progression(toAccountTotals(book.parts.totals)),
-          fiat: request.query.fiat.toUpperCase(),
+          fiat,
           locale: request.query.locale,
           asOf: new Date(nowMs).toISOString(),
         };
