@@ -16,12 +16,14 @@ const MIN_SUBSTRING_LENGTH = 3;
 
 // How well a coin fits: lower is better; null = no fit.
 const EXACT_SYMBOL = 0;
-const EXACT_SLUG_OR_NAME = 1;
-const PREFIX = 2;
-const SUBSTRING = 3;
+const EXACT_ID = 1;
+const EXACT_SLUG_OR_NAME = 2;
+const PREFIX = 3;
+const SUBSTRING = 4;
 
+/** Case and compatibility forms folded (full-width ＢＴＣ is BTC). */
 function normalize(text: string): string {
-  return text.trim().toLowerCase();
+  return text.normalize('NFKC').trim().toLowerCase();
 }
 
 function fit(coin: CoinRef, q: string): number | null {
@@ -29,6 +31,7 @@ function fit(coin: CoinRef, q: string): number | null {
   const slug = coin.slug.toLowerCase();
   const name = coin.name.toLowerCase();
   if (symbol === q) return EXACT_SYMBOL;
+  if (coin.coinId === q) return EXACT_ID;
   if (slug === q || name === q) return EXACT_SLUG_OR_NAME;
   if (symbol.startsWith(q) || slug.startsWith(q) || name.startsWith(q)) return PREFIX;
   if (q.length >= MIN_SUBSTRING_LENGTH && (slug.includes(q) || name.includes(q))) return SUBSTRING;
@@ -36,8 +39,9 @@ function fit(coin: CoinRef, q: string): number | null {
 }
 
 /**
- * Best match and other candidates, case-insensitively against symbol, slug and name:
- * exact symbol first, then exact slug or name, then prefix, then (3+ characters)
+ * Best match and other candidates, case-insensitively against symbol, id, slug and name:
+ * exact symbol first, then the exact coin id (an agent holding a UCID gets its coin, not a
+ * symbol starting with it), then exact slug or name, then prefix, then (3+ characters)
  * substring; within each tier by market-cap rank. Null match when nothing fits.
  */
 export function resolveCoin<T extends CoinRef>(

@@ -24,6 +24,13 @@ describe('resolveCoin', () => {
     expect(resolveCoin(coins, 'usdt').match?.coinId).toBe('825');
   });
 
+  it('finds a coin by its id (UCID) before any symbol that starts with it, and folds full-width forms', () => {
+    expect(resolveCoin(coins, '1').match?.coinId).toBe('1'); // not 1INCH
+    expect(resolveCoin(coins, '1027').match?.coinId).toBe('1027');
+    expect(resolveCoin(coins, '825').match?.coinId).toBe('825');
+    expect(resolveCoin(coins, 'ＢＴＣ').match?.coinId).toBe('1');
+  });
+
   it('returns null for nonsense and for an empty query', () => {
     expect(resolveCoin(coins, 'qqzxv-nothing')).toEqual({ query: 'qqzxv-nothing', match: null, alternatives: [] });
     expect(resolveCoin(coins, '   ').match).toBeNull();
