@@ -7,7 +7,7 @@
 import { CANDLE_RANGES, barToCandle, type BarAccumulator, type Candle, type CandleRange } from '../domain/candles.js';
 import type { CoinRef } from '../domain/coin-ref.js';
 import type { FearGreed } from '../domain/fear-greed.js';
-import { realizedDailyVolatility } from '../domain/market-stats.js';
+import { percentChange, realizedDailyVolatility } from '../domain/market-stats.js';
 import type { Coin } from './coins.js';
 import type { PriceObservation, PriceRange } from './feed.js';
 import type { CoinQuote, MarketReads } from './reads.js';
@@ -43,6 +43,8 @@ export class SimMarket implements MarketReads {
   private next!: SimArrays;
   private ticks!: MinuteTicks;
   private snap!: MarketSnapshot;
+  /** The prices 1 h, 24 h and 7 d back that changes compare with (fixed for the minute). */
+  private changeBase!: ChangeBaselines;
   private versionCounter = 0;
   private readonly sortedCoins: readonly Coin[];
 
@@ -79,7 +81,8 @@ export class SimMarket implements MarketReads {
     const n = this.universe.coins.length;
     const startMs = this.minuteStartMs();
     this.ticks = { count: 0, high: new Float64Array(n), low: new Float64Array(n).fill(Number.POSITIVE_INFINITY), last: this.current.price.slice(), lastMs: startMs };
-    this.snap = marketSnapshot(this.universe, this.stateValue, this.baselines(), { btcRealizedDailyVol: this.btcRealizedVol() });
+    this.changeBase = this.baselines();
+    this.snap = marketSnapshot(this.universe, this.stateValue, this.changeBase, { btcRealizedDailyVol: this.btcRealizedVol() });
     this.versionCounter += 1;
   }
 
@@ -187,12 +190,14 @@ export class SimMarket implements MarketReads {
     if (i === undefined) return null;
     const s = this.snap.coins[i]!;
     const price = this.ticks.last[i]!;
+    const base = this.changeBase;
     return {
       coinId,
       priceUsd: price,
-      change1h: s.change1h,
-      change24h: s.change24h,
-      change7d: s.change7d,
+      // against the price served now (this minute's latest tick), not the minute's opening one
+      change1h: percentChange(price, base.oneHourAgo?.[i]),
+      change24h: percentChange(price, base.oneDayAgo?.[i]),
+      change7d: percentChange(price, base.sevenDaysAgo?.[i]),
       marketCapUsd: price * this.universe.coins[i]!.circulatingSupply,
       volume24hUsd: s.volume24hUsd,
       sentiment: s.sentiment,

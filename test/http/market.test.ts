@@ -132,6 +132,20 @@ describe('GET /api/agent/market/{coinId}/candles', () => {
     expect((await get('/api/agent/portfolio?fiat=eur')).json().fiat).toBe('EUR');
   });
 
+  it('measures changes from the price it serves: within a minute every tick implies the same baseline', async () => {
+    const baselines: number[][] = [];
+    for (const at of [NOW + 30_000, NOW + 40_000, NOW + 50_000]) {
+      sim.market.advanceTo(at);
+      t.clock.set(at);
+      const { price } = (await get('/api/agent/market/1')).json();
+      baselines.push(['change1h', 'change24h', 'change7d'].map((f) => price.usd / (1 + price[f] / 100)));
+    }
+    t.clock.set(NOW);
+    const [first, ...rest] = baselines;
+    // changes are sent to 4 decimals, so the implied baselines agree to about 1e-6 of the price
+    for (const b of rest) b.forEach((v, k) => expect(Math.abs(v / first![k]! - 1)).toBeLessThan(2e-6));
+  });
+
   it('shows the newest minute bar growing with the 10-second ticks', async () => {
     sim.market.advanceTo(NOW + 25_000);
     const before = (await get('/api/agent/market/1/candles?range=1H')).json().candles.at(-1);
