@@ -5,7 +5,7 @@
  */
 import { complementPoints } from '../domain/pm/pricing.js';
 import type { Database } from '../storage/db.js';
-import { loadPmMarkets, pmMarketsVersion, venueHealth, type PmMarketRow } from '../storage/pm-repo.js';
+import { loadPmMarkets, pmMarketsVersion, venueHealth, type ClusterMember, type PmMarketRow } from '../storage/pm-repo.js';
 import type { Clock } from '../util/clock.js';
 import { weightedMedian, type Voice } from './consensus.js';
 import { leaderIndex } from './spark.js';
@@ -42,14 +42,14 @@ export function relativeOrientation(a: string | null, b: string | null): 'same' 
 type Consensus = NonNullable<ReturnType<typeof weightedMedian>>;
 
 /** Members that vote: open, with a known orientation to the cluster anchor. */
-const voters = (members: PmMarketRow[]) => members.filter((m) => m.status === 'open' && m.orientation && m.orientation !== 'unknown');
+const voters = (members: ClusterMember[]) => members.filter((m) => m.status === 'open' && m.orientation && m.orientation !== 'unknown');
 
 /**
  * Consensus (0..100) for one of `target`'s outcomes across its cluster, oriented to `target`;
  * null when `target` cannot be oriented or fewer than 2 venues vote. Binary members vote their
  * first outcome (flipped ones 100 − p); multi members vote the outcome of the same name.
  */
-function outcomeConsensus(target: PmMarketRow, members: PmMarketRow[], index: number): Consensus | null {
+function outcomeConsensus(target: PmMarketRow, members: ClusterMember[], index: number): Consensus | null {
   if (target.status !== 'open' || !target.orientation || target.orientation === 'unknown') return null;
   const outcomes = target.outcomes as OutcomeQuote[];
   if (target.kind === 'binary') {
@@ -98,7 +98,7 @@ export function referenceFor(target: PmMarketRow, members: PmMarketRow[], nowMs:
  */
 export function chosenSideReference(
   target: PmMarketRow,
-  members: PmMarketRow[],
+  members: ClusterMember[],
   outcomeExternalMarketId: string,
   side: 'yes' | 'no',
 ): { probability: number; venueCount: number } | null {

@@ -5,6 +5,8 @@ import { pmCaptures, pmMarkets, pmStreamEvents, pmVenueHealth, pmWhaleTrades } f
 
 export type PmMarketRow = typeof pmMarkets.$inferSelect;
 export type NewPmMarketRow = typeof pmMarkets.$inferInsert;
+/** What a cluster member votes with in the cross-venue consensus (src/pm/read-model.ts); paper_pm_cluster reads just these. */
+export type ClusterMember = Pick<PmMarketRow, 'source' | 'liquidity' | 'status' | 'orientation' | 'outcomes'>;
 export type PmCaptureRow = typeof pmCaptures.$inferInsert;
 export type PmWhaleRow = typeof pmWhaleTrades.$inferSelect;
 
@@ -96,10 +98,10 @@ export async function loadPmMarket(db: Queryable, source: string, slug: string):
   return row?.r ? pmMarketFromJson(row.r) : null;
 }
 
-/** The open members of a market's cross-venue cluster, itself included (paper_pm_cluster, migration 0028). */
-export async function loadPmCluster(db: Queryable, source: string, slug: string): Promise<PmMarketRow[]> {
-  const [row] = await queryRows<{ r: Record<string, unknown>[] | null }>(db, sql`select paper_pm_cluster(${source}, ${slug}) as r`);
-  return (row?.r ?? []).map(pmMarketFromJson);
+/** The voting members of a market's cross-venue cluster, itself included (paper_pm_cluster, migration 0028). */
+export async function loadPmCluster(db: Queryable, source: string, slug: string): Promise<ClusterMember[]> {
+  const [row] = await queryRows<{ r: ClusterMember[] | null }>(db, sql`select paper_pm_cluster(${source}, ${slug}) as r`);
+  return row?.r ?? [];
 }
 
 const marketColumns = Object.entries(getTableColumns(pmMarkets));

@@ -10,7 +10,7 @@ import type { Holding } from '../domain/spot.js';
 import type { CreatedRow, PositionEvent, PositionPatch, PositionRecord, RowRef, TradeEffects } from '../domain/trade-effects.js';
 import type { Wallet } from './books-repo.js';
 import { queryRows, type Queryable } from './db.js';
-import { pmMarketFromJson, type PmMarketRow } from './pm-repo.js';
+import { pmMarketFromJson, type ClusterMember, type PmMarketRow } from './pm-repo.js';
 import type { SpotOrderRow } from './spot-orders-repo.js';
 
 export interface BookReadRequest {
@@ -44,8 +44,8 @@ export interface BookSnapshot {
   position?: Versioned<PositionRecord> | null;
   /** Present when pmMarket was asked; null = no such market. */
   pmMarket?: PmMarketRow | null;
-  /** With pmMarket: the open members of its cross-venue cluster, itself included (empty outside one). */
-  pmCluster?: PmMarketRow[];
+  /** With pmMarket: the voting members of its cross-venue cluster, itself included (empty outside one). */
+  pmCluster?: ClusterMember[];
 }
 
 type Json = Record<string, unknown>;
@@ -141,7 +141,7 @@ export async function readBook(db: Queryable, req: BookReadRequest): Promise<Boo
   }
   if (req.pmMarket !== undefined) {
     snapshot.pmMarket = r.pmMarket ? pmMarketFromJson(r.pmMarket as Json) : null;
-    snapshot.pmCluster = ((r.pmCluster as Json[] | null) ?? []).map(pmMarketFromJson);
+    snapshot.pmCluster = (r.pmCluster as ClusterMember[] | null) ?? [];
   }
   return snapshot;
 }
