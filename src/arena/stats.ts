@@ -1,4 +1,5 @@
 /** Realized-trade counters per venue, as the Arena and competition boards serve them. */
+import { Decimal, toWire } from '../domain/money.js';
 export const VENUES = ['spot', 'futures', 'pm'] as const;
 export type ArenaVenue = (typeof VENUES)[number];
 
@@ -31,8 +32,8 @@ export function totalOf(v: VenueCounts): Counts {
 
 /** Decided = a realized win or loss; neutral (PnL exactly 0) is not decided. */
 export const decidedOf = (c: Counts) => c.wins + c.losses;
-/** Wins / decided, to 8 places as `/api/agent/performance` sends it. */
-export const winRateOf = (c: Counts) => (decidedOf(c) > 0 ? Math.round((c.wins / decidedOf(c)) * 1e8) / 1e8 : null);
+/** Wins / decided, to 8 places as `/api/agent/performance` sends it (half to even). */
+export const winRateOf = (c: Counts) => (decidedOf(c) > 0 ? toWire(new Decimal(c.wins).div(decidedOf(c))) : null);
 
 /** Money leaves as a number rounded to 8 places, like every other mUSD amount. */
 export const roundMusd = (x: number) => Math.round(x * 1e8) / 1e8;

@@ -3,7 +3,7 @@ export const BOARD_WINDOWS = ['today', '24h', '7d', '30d', '3m', 'all'] as const
 export type BoardWindow = (typeof BOARD_WINDOWS)[number];
 export const DEFAULT_WINDOW: BoardWindow = '3m';
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 const WINDOW_DAYS: Record<'today' | '7d' | '30d' | '3m', number> = { today: 1, '7d': 7, '30d': 30, '3m': 90 };
 
 export type WindowSpec =

@@ -176,12 +176,13 @@ export function requestValidatorCompiler(): FastifySchemaCompiler<FastifySchema>
 }
 
 const INTEGER_TEXT = /^-?\d+$/;
-const NUMBER_TEXT = /^-?\d+(?:\.\d+)?$/;
+/** A JSON number's text (also what MCP sends for one: String(1e21) is "1e+21"), or a bare ".5". */
+const NUMBER_TEXT = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
  * Query strings and path parameters are coerced to numbers by Ajv's `+text`, which also takes
- * `0x10`, `0b11`, `+5`, `1e1` and ` 5`; a numeric field takes plain decimal text only
- * (`limit=0x10` is 400, not 16).
+ * `0x10`, `0b11`, `0o7`, `+5` and ` 5`; an integer field takes plain decimal digits only
+ * (`limit=0x10` or `1e1` is 400, not 16 or 10), a number field decimal or exponent text.
  */
 function decimalTextOnly(schema: Schema, validate: ValidateFunction): ValidateFunction {
   const numeric = Object.entries((schema.properties ?? {}) as Record<string, Schema>).flatMap(([name, node]) => {

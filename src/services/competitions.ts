@@ -2,7 +2,7 @@ import { handleFor } from '../domain/api-keys.js';
 import { COMPETITION_MIN_DECIDED_TRADES, COMPETITION_SLUG_PATTERN, competitionStatus, rankCompetition } from '../arena/competitions.js';
 import { COMPETITION_SPARK_MAX_POINTS, windowedSparkline } from '../arena/sparkline.js';
 import { byVenueView, decidedOf, emptyVenueCounts, totalOf, winRateOf } from '../arena/stats.js';
-import { daysBetween } from '../arena/windows.js';
+import { DAY_MS, daysBetween } from '../arena/windows.js';
 import { loadTradeDayPnl, loadTradeWindowCounts } from '../storage/arena-board-repo.js';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { findKey } from '../storage/keys-repo.js';
@@ -20,7 +20,6 @@ import {
 import type { Queryable } from '../storage/db.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const DAY_MS = 86_400_000;
 /** The longest competition window. */
 export const MAX_COMPETITION_DAYS = 366;
 

@@ -2,12 +2,16 @@ import { sql, type SQL } from 'drizzle-orm';
 
 /**
  * The condition of a capped delta poll (src/domain/delta-polling.ts) on `column`: changed at or
- * after `since`, and before the end of the millisecond of the `cap`-th oldest such change among
- * `rows` (a query giving `at` and `id` of the same rows); no upper end when there are fewer.
+ * after `since`, and before the millisecond of the (`cap`+1)-th oldest such change among `rows`
+ * (a query giving `at` and `id` of the same rows), so at most `cap` rows and never part of a
+ * millisecond. Only when more than `cap` changes share the first millisecond does that one come
+ * whole (more than `cap` rows: else no poll could get past it). No upper end when `cap` or fewer.
  */
 export function deltaWindow(column: SQL, since: Date, cap: number, rows: SQL): SQL {
   const from = since.toISOString();
   return sql`(${column} >= ${from}::timestamptz and ${column} < coalesce((
-      select date_trunc('milliseconds', r.at) + interval '1 millisecond' from (${rows}) r
-      where r.at >= ${from}::timestamptz order by r.at, r.id offset ${cap - 1} limit 1), 'infinity'::timestamptz))`;
+      select case when date_trunc('milliseconds', n.at) > (select date_trunc('milliseconds', min(f.at)) from (${rows}) f where f.at >= ${from}::timestamptz)
+                  then date_trunc('milliseconds', n.at)
+                  else date_trunc('milliseconds', n.at) + interval '1 millisecond' end
+      from (select r.at from (${rows}) r where r.at >= ${from}::timestamptz order by r.at, r.id offset ${cap} limit 1) n), 'infinity'::timestamptz))`;
 }

@@ -7,11 +7,12 @@ export type SpotOrderRow = typeof spotOrders.$inferSelect;
 export type OrderStatus = SpotOrderRow['status'];
 export const RESTING: OrderStatus[] = ['open', 'triggered'];
 
-export async function markTriggered(db: Queryable, orderId: number, atMs: number): Promise<void> {
+/** A stop hit: stamped `atMs`; the market was examined up to `checkedUntilMs` (the pass's observation, not the stamp). */
+export async function markTriggered(db: Queryable, orderId: number, atMs: number, checkedUntilMs: number = atMs): Promise<void> {
   const at = new Date(atMs);
   await db
     .update(spotOrders)
-    .set({ status: 'triggered', triggeredAt: at, checkedUntil: at, updatedAt: at })
+    .set({ status: 'triggered', triggeredAt: at, checkedUntil: new Date(checkedUntilMs), updatedAt: at })
     .where(and(eq(spotOrders.id, orderId), eq(spotOrders.status, 'open')));
 }
 

@@ -65,7 +65,7 @@ export async function matchRestingOrders(database: Database, market: MarketFeed,
         if ((await fillRestingOrder(database.db, order, stampNow())) !== null) result.filled += 1;
       } else if (verdict === 'trigger') {
         const stampMs = stampNow();
-        await markTriggered(database.db, order.id, stampMs);
+        await markTriggered(database.db, order.id, stampMs, nowMs);
         // a stop that triggers while its limit is marketable executes now as a taker
         const taker = latest ? takerPrice(market, order, new Decimal(latest.priceUsd)) : null;
         if (taker && (await fillRestingOrder(database.db, order, stampMs, taker)) !== null) result.filled += 1;

@@ -329,7 +329,7 @@ describe('positions, equity and settlement', () => {
 });
 
 describe('GET /api/agent/positions/pm delta polling past its 200-row cap', () => {
-  it('reads 250 changes over two polls, the rows of one millisecond together', async () => {
+  it('reads 250 changes over two polls of at most 200, never splitting a millisecond', async () => {
     const { key, keyId } = await t.newKey(['read', 'trade:pm']);
     const opened = await post(key, 'open', openBody(markets[0]!, { stakeMusd: 10 }));
     expect(opened.statusCode).toBe(201);
@@ -348,11 +348,11 @@ describe('GET /api/agent/positions/pm delta polling past its 200-row cap', () =>
     const poll = async (since: string) =>
       (await t.app.inject({ method: 'GET', url: `/api/agent/positions/pm?updatedSince=${encodeURIComponent(since)}`, headers: bearer(key) })).json();
     const first = await poll(new Date(base).toISOString());
-    // the 200 oldest changes end inside the second millisecond: all of its 60 rows come along
-    expect(first.positions).toHaveLength(210);
-    expect(first.asOf).toBe(new Date(base + 2).toISOString());
+    // the 200 oldest changes end inside the second millisecond: the page stops before it (never part of one)
+    expect(first.positions).toHaveLength(150);
+    expect(first.asOf).toBe(new Date(base + 1).toISOString());
     const second = await poll(first.asOf);
-    expect(second.positions).toHaveLength(40); // the third millisecond and the open row
+    expect(second.positions).toHaveLength(100); // the second and third milliseconds and the open row
     const ids = new Set([...first.positions, ...second.positions].map((p: { id: number }) => p.id));
     const [{ n }] = (await queryRows<{ n: number }>(t.ctx.database.db, sql`select count(*)::int as n from pm_positions where key_id = ${keyId}`)) as [{ n: number }];
     expect(ids.size).toBe(n);

@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBooks } from '../../src/services/doctor.js';
 import { findWallet } from '../../src/storage/books-repo.js';
+import { queryRows } from '../../src/storage/db.js';
 import { getHolding } from '../../src/storage/holdings-repo.js';
 import { matchRestingOrders } from '../../src/workers/spot-matching.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
@@ -374,6 +376,16 @@ describe('resting orders and the matcher', () => {
     const [fill] = (await get(key, '/api/agent/trades')).json().trades;
     expect(fill.detail.orderId).toBe(placed.restingOrderId);
     expect(fill.closedAt).toBe(new Date(passStart + 30_000).toISOString());
+    // a stop it triggers (limit not marketable) is stamped then, but the market was examined only up to the pass's start
+    const stop = (await order(key, { coinId: '1', side: 'buy', orderType: 'stop', quantity: 0.001, stopPrice: 48_500, limitPrice: 40_000 })).json();
+    tick(48_600);
+    const start = t.clock.now();
+    await matchRestingOrders(t.ctx.database, t.market, start, () => start + 30_000);
+    const [row] = await queryRows<{ status: string; triggered_at: Date; checked_until: Date }>(
+      t.ctx.database.db,
+      sql`select status, triggered_at, checked_until from spot_orders where id = ${stop.restingOrderId}`,
+    );
+    expect([row!.status, new Date(row!.triggered_at).getTime(), new Date(row!.checked_until).getTime()]).toEqual(['triggered', start + 30_000, start]);
   });
 
   it('a stop buy whose trigger the mark already meets rests as triggered at once', async () => {

@@ -161,6 +161,9 @@ describe('query numbers and date-times outside what they mean', () => {
     }
     expect((await get('/api/agent/trades?limit=16')).json().count).toBeLessThanOrEqual(16);
     expect((await get('/api/arena?page=2')).statusCode).toBe(200);
+    // a number field (not an integer one) takes a JSON number's text, exponents included (MCP sends String(1e21) = "1e+21")
+    for (const v of ['1e6', '1e%2B21', '.5', '2.', '-0']) expect((await get(`/api/prediction-markets/resolved?minVolume=${v}`, {})).statusCode, v).not.toBe(400);
+    for (const v of ['0x10', '%2B5', '1e', 'e5']) expectInvalid(await get(`/api/prediction-markets/resolved?minVolume=${v}`, {}), 'query.minVolume');
   });
 
   it('answers 400 for a date-time whose instant is outside years 1..9999 or unparseable, never 500', async () => {

@@ -2573,7 +2573,7 @@ export interface paths {
         };
         /**
          * The key's PM positions, open and historical (up to 200; open first)
-         * @description Open rows carry currentProbability (chosen side now), unrealizedMark (shares × current/100) and unrealizedPnl (mark − stake). With updatedSince, only rows opened or settled at or after it; use the response asOf as the next updatedSince.
+         * @description Open rows carry currentProbability (chosen side now), unrealizedMark (shares × current/100) and unrealizedPnl (mark − stake). With updatedSince, only rows opened or settled at or after it; use the response asOf as the next updatedSince (more than 200 changes are read over several polls, oldest first).
          */
         get: {
             parameters: {
@@ -6460,7 +6460,7 @@ export interface paths {
         };
         /**
          * The key's futures positions, open and historical (up to 200; open first)
-         * @description Open rows carry a live mark (markPrice, unrealizedPnlMusd, liquidationDistancePct, atLiquidation; null without a fresh mark). With updatedSince, only rows opened, changed, closed or liquidated at or after it; use the response asOf as the next updatedSince (it lies a few seconds back, so rows may repeat: de-duplicate by id).
+         * @description Open rows carry a live mark (markPrice, unrealizedPnlMusd, liquidationDistancePct, atLiquidation; null without a fresh mark). With updatedSince, only rows opened, changed, closed or liquidated at or after it; use the response asOf as the next updatedSince (at most the server clock − 5 s, so rows may repeat: de-duplicate by id); more than 200 changes are read over several polls, oldest first.
          */
         get: {
             parameters: {

@@ -6,7 +6,7 @@ import { ensureWallet } from '../../../services/spot-trading.js';
 import { readFundedBook, readValuedBook } from '../../../services/equity.js';
 import { accountTotalsPart, holdingPart, noPart, readBook, restingOrdersPart, toAccountTotals, windowStartsPart, type RestingOrderPart } from '../../../storage/book-read-repo.js';
 import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
-import { cappedPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
+import { deltaPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { agentErrors, DateTime, ErrorBody } from '../../schemas.js';
@@ -204,7 +204,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           count: rows.length,
           rows: rows.map(orderView),
           updatedSince: updatedSince ?? null,
-          asOf: updatedSince !== undefined ? cappedPollingAsOf(nowMs, rows.map((o) => o.updatedAt.getTime()), limit) : pollingAsOf(nowMs),
+          asOf: updatedSince !== undefined ? deltaPollingAsOf(nowMs, rows.map((o) => o.updatedAt.getTime())) : pollingAsOf(nowMs),
         };
       },
     );

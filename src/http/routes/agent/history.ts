@@ -6,7 +6,7 @@ import { performanceRead, realizedPointsPart, tradesPart, type RealizedPoint, ty
 import { readBook, snapshotsPart } from '../../../storage/book-read-repo.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, DateTime, StringEnum } from '../../schemas.js';
-import { cappedPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
+import { deltaPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 import { EquityCurveResponse, PerformanceResponse, TradesResponse } from '../../responses/account.js';
 
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
@@ -62,7 +62,7 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           venue,
           count: rows.length,
           updatedSince: updatedSince ?? null,
-          asOf: updatedSince ? cappedPollingAsOf(nowMs, rows.map((r) => Date.parse(r.closedAt)), limit) : pollingAsOf(nowMs),
+          asOf: updatedSince ? deltaPollingAsOf(nowMs, rows.map((r) => Date.parse(r.closedAt))) : pollingAsOf(nowMs),
           trades: rows.map((r) => ({
             venue: r.venue,
             id: Number(r.id),

@@ -22,7 +22,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { agentErrors, AgentTrace, DateTime, ErrorBody, FreeText, IdempotencyKey, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { OpportunityReceipt, PmDiscoverResponse, PmPositionEnvelope, PmPositionsResponse, PmQuoteResponse } from '../../responses/pm-trading.js';
-import { cappedPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
+import { deltaPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 
 export const PM_QUOTE_URL = '/api/agent/pm/quote';
 export const PM_OPEN_URL = '/api/agent/pm/open';
@@ -180,7 +180,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: `The key's PM positions, open and historical (up to ${PM_POSITIONS_LIST_MAX}; open first)`,
           description:
             'Open rows carry currentProbability (chosen side now), unrealizedMark (shares × current/100) and unrealizedPnl (mark − stake). ' +
-            'With updatedSince, only rows opened or settled at or after it; use the response asOf as the next updatedSince.',
+            'With updatedSince, only rows opened or settled at or after it; use the response asOf as the next updatedSince (more than 200 changes are read over several polls, oldest first).',
           tags: ['agent', 'pm'],
           security,
           querystring: Type.Object({ updatedSince: Type.Optional(DateTime) }),
@@ -203,7 +203,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             return pmPositionView(row, { market: await markets.get(k)! });
           }),
         );
-        const asOf = since ? cappedPollingAsOf(nowMs, rows.map((r) => r.updatedAt.getTime()), PM_POSITIONS_LIST_MAX) : pollingAsOf(nowMs);
+        const asOf = since ? deltaPollingAsOf(nowMs, rows.map((r) => r.updatedAt.getTime())) : pollingAsOf(nowMs);
         return { positions, updatedSince: since ? since.toISOString() : null, asOf } as Static<typeof PmPositionsResponse>;
       },
     );

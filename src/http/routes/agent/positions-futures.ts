@@ -7,7 +7,7 @@ import { POSITIONS_LIST_MAX, positionsPart, toPositionRows } from '../../../stor
 import type { AppContext } from '../../context.js';
 import { agentErrors, DateTime, Nullable } from '../../schemas.js';
 import { FuturesPositionSchema } from './futures-schemas.js';
-import { cappedPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
+import { deltaPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 
 export function positionsFuturesRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -19,7 +19,7 @@ export function positionsFuturesRoute(ctx: AppContext): FastifyPluginAsyncTypebo
           summary: `The key's futures positions, open and historical (up to ${POSITIONS_LIST_MAX}; open first)`,
           description:
             'Open rows carry a live mark (markPrice, unrealizedPnlMusd, liquidationDistancePct, atLiquidation; null without a fresh mark). ' +
-            'With updatedSince, only rows opened, changed, closed or liquidated at or after it; use the response asOf as the next updatedSince (it lies a few seconds back, so rows may repeat: de-duplicate by id).',
+            'With updatedSince, only rows opened, changed, closed or liquidated at or after it; use the response asOf as the next updatedSince (at most the server clock − 5 s, so rows may repeat: de-duplicate by id); more than 200 changes are read over several polls, oldest first.',
           tags: ['agent', 'futures'],
           security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
           querystring: Type.Object({ updatedSince: Type.Optional(DateTime) }),
@@ -42,7 +42,7 @@ export function positionsFuturesRoute(ctx: AppContext): FastifyPluginAsyncTypebo
           marks.set(row.coinId, read);
           return positionView(row, read.problem ? null : read.mark);
         });
-        const asOf = since ? cappedPollingAsOf(nowMs, rows.map((r) => r.updatedAt.getTime()), POSITIONS_LIST_MAX) : pollingAsOf(nowMs);
+        const asOf = since ? deltaPollingAsOf(nowMs, rows.map((r) => r.updatedAt.getTime())) : pollingAsOf(nowMs);
         return { positions, updatedSince: since ? since.toISOString() : null, asOf };
       },
     );
