@@ -84,6 +84,8 @@ function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Recor
   return options;
 }
 
+const remainingOf = (text: string | null): number | null => (text !== null && /^\d+$/.test(text) ? Number(text) : null);
+
 const TRACE_ARGUMENT_OF_HEADER = new Map<string, string>(Object.entries(TRACE_HEADERS).map(([name, headerName]) => [headerName, name]));
 
 /** The tool argument an envelope's `field` (`body.agentTrace.confidence`, `x-service-confidence`) refers to. */
@@ -128,7 +130,8 @@ export async function callTool(
     // The ledger row's integer id (GET /api/agent/ledger `id`), null when the call was not recorded.
     ledgerEventId: ledgerIdOf(header(res.headers['x-service-ledger-event-id'])),
     ledgerStatus: header(res.headers['x-service-ledger-status']),
-    rateLimitRemaining: header(res.headers['ratelimit-remaining']),
+    // a number, as the other counts here (the header is text)
+    rateLimitRemaining: remainingOf(header(res.headers['ratelimit-remaining'])),
   };
   const _meta = { 'paper-arena/http': http };
   if (status >= 400) {

@@ -106,6 +106,8 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
     const client = await connect(key);
     const resolved = await call(client, 'market_resolve', { q: 'btc' });
     expect(resolved.structuredContent).toMatchObject({ match: { coinId: '1', symbol: 'BTC' } });
+    // the REST budget left, as a number like the other counts of the http block
+    expect(resolved._meta?.['paper-arena/http']).toMatchObject({ status: 200, rateLimitRemaining: expect.any(Number) });
     expect(resultJson(await call(client, 'market_context', { coinId: '1' }))).toMatchObject({ coin: { symbol: 'BTC' } });
     expect(resultJson(await call(client, 'account_me'))).toMatchObject({ userId: 'tester' });
     expect(resultJson(await call(client, 'market_news', { coins: 'btc,eth', hours: 168 }))).toMatchObject({ coins: ['bitcoin', 'ethereum'], mode: 'sim' });
