@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { Type } from 'typebox';
-import { TRACE_HEADERS } from './plugins/ledger.js';
+import { TRACE_HEADER_MAX_LENGTH as MAX, TRACE_HEADERS } from './plugins/ledger.js';
 
 /** The contract version (spec §9), independent of the package version. */
 export const CONTRACT_VERSION = '1.7.0';
@@ -29,10 +29,10 @@ export function defaultedQueryOptional(schema: FastifySchema | undefined): Fasti
 
 /** The trace headers every keyed agent route reads into its ledger row (contract §5.7; checked by the ledger plugin, src/http/plugins/ledger.ts). */
 const TraceHeaders = Type.Object({
-  [TRACE_HEADERS.runId]: Type.Optional(Type.String({ maxLength: 200, description: 'your run id: traces this call in your private ledger (a body agentTrace.runId wins)' })),
-  [TRACE_HEADERS.decisionId]: Type.Optional(Type.String({ maxLength: 200, description: 'your decision id (a body agentTrace.decisionId wins)' })),
-  [TRACE_HEADERS.strategyLabel]: Type.Optional(Type.String({ maxLength: 120 })),
-  [TRACE_HEADERS.confidence]: Type.Optional(Type.String({ description: 'a number between 0 and 1' })),
+  [TRACE_HEADERS.runId]: Type.Optional(Type.String({ maxLength: MAX.runId, description: 'your run id: traces this call in your private ledger (a body agentTrace.runId wins)' })),
+  [TRACE_HEADERS.decisionId]: Type.Optional(Type.String({ maxLength: MAX.decisionId, description: 'your decision id (a body agentTrace.decisionId wins)' })),
+  [TRACE_HEADERS.strategyLabel]: Type.Optional(Type.String({ maxLength: MAX.strategyLabel })),
+  [TRACE_HEADERS.confidence]: Type.Optional(Type.String({ maxLength: MAX.confidence, description: 'a number between 0 and 1' })),
 });
 
 /** Keyed agent routes document the trace headers they accept. */

@@ -194,8 +194,8 @@ function decimalTextOnly(schema: Schema, validate: ValidateFunction): ValidateFu
     for (const [name, pattern] of numeric) {
       const value = data?.[name];
       if (typeof value === 'string' && !pattern.test(value)) {
-        const kind = pattern === INTEGER_TEXT ? 'integer' : 'number';
-        check.errors = [{ ...keywordError('type', `must be a plain decimal ${kind}`, `/${name}`), schemaPath: '#/type' } as ErrorObject];
+        const message = pattern === INTEGER_TEXT ? 'must be a plain decimal integer' : 'must be a decimal number';
+        check.errors = [{ ...keywordError('type', message, `/${name}`), schemaPath: '#/type' } as ErrorObject];
         return false;
       }
     }

@@ -84,8 +84,6 @@ function toInjection(tool: BuiltTool, args: Args, caller: Caller, channel: Recor
   return options;
 }
 
-const remainingOf = (text: string | null): number | null => (text !== null && /^\d+$/.test(text) ? Number(text) : null);
-
 const TRACE_ARGUMENT_OF_HEADER = new Map<string, string>(Object.entries(TRACE_HEADERS).map(([name, headerName]) => [headerName, name]));
 
 /** The tool argument an envelope's `field` (`body.agentTrace.confidence`, `x-service-confidence`) refers to. */
@@ -108,7 +106,8 @@ function parseJson(text: string, contentType: unknown): unknown {
 const header = (value: string | string[] | number | undefined): string | null =>
   value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : String(value);
 
-const ledgerIdOf = (value: string | null): number | null => (value !== null && /^\d{1,15}$/.test(value) ? Number(value) : null);
+/** A header holding a count or an id (digits) as a number; null when absent or anything else. */
+const integerOf = (value: string | null): number | null => (value !== null && /^\d{1,15}$/.test(value) ? Number(value) : null);
 
 /** Calls the tool's REST route in-process (no network) and turns its answer into a tool result. */
 export async function callTool(
@@ -128,10 +127,9 @@ export async function callTool(
   const http = {
     status,
     // The ledger row's integer id (GET /api/agent/ledger `id`), null when the call was not recorded.
-    ledgerEventId: ledgerIdOf(header(res.headers['x-service-ledger-event-id'])),
+    ledgerEventId: integerOf(header(res.headers['x-service-ledger-event-id'])),
     ledgerStatus: header(res.headers['x-service-ledger-status']),
-    // a number, as the other counts here (the header is text)
-    rateLimitRemaining: remainingOf(header(res.headers['ratelimit-remaining'])),
+    rateLimitRemaining: integerOf(header(res.headers['ratelimit-remaining'])),
   };
   const _meta = { 'paper-arena/http': http };
   if (status >= 400) {

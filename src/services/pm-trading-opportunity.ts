@@ -3,7 +3,7 @@ import type { AppContext } from '../http/context.js';
 import { venueMarketOf } from '../pm/api.js';
 import { chosenSideReference } from '../pm/read-model.js';
 import { findDecisionByUuid, recordDecision, type DecisionRow } from '../storage/arena-decisions-repo.js';
-import { loadPmCluster, loadPmMarket } from '../storage/pm-repo.js';
+import { loadPmMarketWithCluster } from '../storage/pm-repo.js';
 import { lockAndFindOpportunity } from '../storage/pm-positions-repo.js';
 
 export interface OpportunityReport {
@@ -28,13 +28,13 @@ const LEGACY_RESULT = { abstained: 'abstained', forecast_only: 'quoted', quote_e
 export async function recordOpportunity(ctx: AppContext, keyId: number, r: OpportunityReport): Promise<{ replay: boolean; body: Record<string, unknown> & { decisionUuid: string } }> {
   const nowMs = ctx.clock.now();
   // Title and outcome name come from our own data when the subject market is known.
-  const row = r.source && r.slug ? await loadPmMarket(ctx.database.db, r.source, r.slug) : null;
-  const market = row ? venueMarketOf(row, nowMs) : null;
+  const read = r.source && r.slug ? await loadPmMarketWithCluster(ctx.database.db, r.source, r.slug) : null;
+  const market = read ? venueMarketOf(read.market, nowMs) : null;
   const outcome = market?.outcomes.find((o) => o.externalMarketId === r.outcomeExternalMarketId);
   const side = r.side ?? (r.outcomeExternalMarketId ? 'yes' : null);
   // the cross-venue reference of the reported side, as an open would record it
   const reference =
-    row && outcome && side ? chosenSideReference(row, await loadPmCluster(ctx.database.db, row.source, row.slug), outcome.externalMarketId, side) : null;
+    read && outcome && side ? chosenSideReference(read.market, read.cluster, outcome.externalMarketId, side) : null;
   const decisionId = r.decisionId ?? r.agentTrace?.decisionId ?? null;
   const receipt = (d: DecisionRow, replay: boolean) => ({
     replay,

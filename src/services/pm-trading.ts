@@ -12,7 +12,7 @@ import { decisionSupport, type DecisionSupport } from '../pm/decision-support.js
 import { chosenSideReference } from '../pm/read-model.js';
 import { decisionInsertRow, recordDecision } from '../storage/arena-decisions-repo.js';
 import type { Database } from '../storage/db.js';
-import { loadPmCluster, loadPmMarket } from '../storage/pm-repo.js';
+import { loadPmMarketWithCluster } from '../storage/pm-repo.js';
 import type { PmPositionRow } from '../storage/pm-positions-repo.js';
 import { runTradeWrite } from './trade-write.js';
 import type { Clock } from '../util/clock.js';
@@ -322,10 +322,10 @@ export async function recordRefusedOpen(database: Database, clock: Clock, input:
   let p: PmPricing | null = null;
   let reference: SideReference = null;
   try {
-    const row = await loadPmMarket(database.db, input.source, input.slug);
-    if (row) {
-      p = pricePm(venueMarketOf(row, nowMs), input, nowMs);
-      reference = chosenSideReference(row, await loadPmCluster(database.db, input.source, input.slug), p.outcome.externalMarketId, p.side);
+    const read = await loadPmMarketWithCluster(database.db, input.source, input.slug);
+    if (read) {
+      p = pricePm(venueMarketOf(read.market, nowMs), input, nowMs);
+      reference = chosenSideReference(read.market, read.cluster, p.outcome.externalMarketId, p.side);
     }
   } catch {
     p = null;

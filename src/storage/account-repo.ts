@@ -19,10 +19,9 @@ export interface TradeRow {
 }
 
 /**
- * The key's trade log as a book part (src/storage/book-read-repo.ts), most recent first.
- * With `updatedSince` (delta polling), the `limit` oldest rows closed/settled at or after it and
- * the rest of the last one's millisecond (src/domain/delta-polling.ts), still most recent first;
- * without it, the `limit` most recent.
+ * The key's trade log as a book part (src/storage/book-read-repo.ts), most recent first. * With `updatedSince` (delta polling), the oldest rows closed/settled at or after it, up to
+ * `limit` and ending at a millisecond boundary (src/storage/delta-window.ts), still most recent
+ * first; without it, the `limit` most recent.
  */
 export function tradesPart(q: { venue: 'all' | 'spot' | 'futures' | 'pm'; limit: number; updatedSince?: Date }): SQL {
   const venue = q.venue === 'all' ? sql`` : sql`and venue = ${q.venue}`;

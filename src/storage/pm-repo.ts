@@ -98,10 +98,13 @@ export async function loadPmMarket(db: Queryable, source: string, slug: string):
   return row?.r ? pmMarketFromJson(row.r) : null;
 }
 
-/** The voting members of a market's cross-venue cluster, itself included (paper_pm_cluster, migration 0028). */
-export async function loadPmCluster(db: Queryable, source: string, slug: string): Promise<ClusterMember[]> {
-  const [row] = await queryRows<{ r: ClusterMember[] | null }>(db, sql`select paper_pm_cluster(${source}, ${slug}) as r`);
-  return row?.r ?? [];
+/** One market and the voting members of its cross-venue cluster, itself included, in one round trip (paper_pm_cluster, migration 0028). */
+export async function loadPmMarketWithCluster(db: Queryable, source: string, slug: string): Promise<{ market: PmMarketRow; cluster: ClusterMember[] } | null> {
+  const [row] = await queryRows<{ r: Record<string, unknown> | null; c: ClusterMember[] | null }>(
+    db,
+    sql`select paper_pm_market(${source}, ${slug}) as r, paper_pm_cluster(${source}, ${slug}) as c`,
+  );
+  return row?.r ? { market: pmMarketFromJson(row.r), cluster: row.c ?? [] } : null;
 }
 
 const marketColumns = Object.entries(getTableColumns(pmMarkets));

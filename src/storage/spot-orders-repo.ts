@@ -8,7 +8,7 @@ export type OrderStatus = SpotOrderRow['status'];
 export const RESTING: OrderStatus[] = ['open', 'triggered'];
 
 /** A stop hit: stamped `atMs`; the market was examined up to `checkedUntilMs` (the pass's observation, not the stamp). */
-export async function markTriggered(db: Queryable, orderId: number, atMs: number, checkedUntilMs: number = atMs): Promise<void> {
+export async function markTriggered(db: Queryable, orderId: number, atMs: number, checkedUntilMs: number): Promise<void> {
   const at = new Date(atMs);
   await db
     .update(spotOrders)

@@ -40,6 +40,7 @@ export interface JobDeps {
 
 /** Every periodic job of the service; later capabilities add theirs here. */
 export function buildJobs(deps: JobDeps): Job[] {
+  const clock = deps.clock ?? systemClock;
   const jobs: Job[] = [
     {
       name: 'ledger-retention',
@@ -52,7 +53,7 @@ export function buildJobs(deps: JobDeps): Job[] {
       name: 'spot-order-matching',
       intervalMs: SPOT_MATCHING_INTERVAL_MS,
       async run(nowMs) {
-        await matchRestingOrders(deps.database, deps.market, nowMs, () => (deps.clock ?? systemClock).now());
+        await matchRestingOrders(deps.database, deps.market, nowMs, () => clock.now());
       },
     },
     {
@@ -70,7 +71,7 @@ export function buildJobs(deps: JobDeps): Job[] {
   if (deps.marketReads && deps.houseAgents !== false) jobs.push(houseAgentsJob({ database: deps.database, reads: deps.marketReads, futuresOpenEnabled: deps.futuresOpenEnabled }));
   if (deps.houseAgents !== false) {
     const profile = deps.config?.simProfile ?? 'realistic';
-    jobs.push(pmForecasterJob({ database: deps.database, clock: deps.clock ?? systemClock, profile, pmOpenEnabled: deps.pmOpenEnabled }));
+    jobs.push(pmForecasterJob({ database: deps.database, clock, profile, pmOpenEnabled: deps.pmOpenEnabled }));
   }
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;

@@ -25,6 +25,9 @@ export const TRACE_HEADERS = {
   confidence: 'x-service-confidence',
 } as const;
 
+/** Longest value each trace header takes (the OpenAPI document publishes the same: src/http/openapi.ts). */
+export const TRACE_HEADER_MAX_LENGTH = { runId: 200, decisionId: 200, strategyLabel: 120, confidence: 32 } as const;
+
 /**
  * Node reads header bytes as latin1: a UTF-8 value ("run-ü") arrives as one character per byte
  * and was stored garbled, so a ledger filter on it never matched. Such a value is read as UTF-8;
@@ -49,7 +52,7 @@ function headerText(request: FastifyRequest, name: string, max: number): string 
 
 /** Trace metadata from the X-Service-* headers (GET calls). */
 function traceFromHeaders(request: FastifyRequest): TraceFields {
-  const confidenceText = headerText(request, TRACE_HEADERS.confidence, 32);
+  const confidenceText = headerText(request, TRACE_HEADERS.confidence, TRACE_HEADER_MAX_LENGTH.confidence);
   let confidence: number | null = null;
   if (confidenceText !== null) {
     confidence = Number(confidenceText);
@@ -58,9 +61,9 @@ function traceFromHeaders(request: FastifyRequest): TraceFields {
     }
   }
   return {
-    runId: headerText(request, TRACE_HEADERS.runId, 200),
-    decisionId: headerText(request, TRACE_HEADERS.decisionId, 200),
-    strategyLabel: headerText(request, TRACE_HEADERS.strategyLabel, 120),
+    runId: headerText(request, TRACE_HEADERS.runId, TRACE_HEADER_MAX_LENGTH.runId),
+    decisionId: headerText(request, TRACE_HEADERS.decisionId, TRACE_HEADER_MAX_LENGTH.decisionId),
+    strategyLabel: headerText(request, TRACE_HEADERS.strategyLabel, TRACE_HEADER_MAX_LENGTH.strategyLabel),
     confidence,
     rationaleSummary: null,
   };
