@@ -52,6 +52,8 @@ interface Queued {
   bytes: number;
   /** enqueue order: flush() writes through the newest row queued when it was called */
   n: number;
+  /** set once an insert holding this row succeeded */
+  stored?: boolean;
 }
 
 /** PostgreSQL error classes that blame the row, not the store: data exceptions, integrity, limits. */
@@ -115,14 +117,37 @@ export class LedgerWriter {
   }
 
   enqueue(row: LedgerInsert): void {
-    if (this.closed) return;
-    const scrubbed = scrubForStore(row);
-    this.enqueued += 1;
-    this.queue.push({ row: scrubbed.value as LedgerInsert, bytes: scrubbed.bytes, n: this.enqueued });
-    this.queuedBytes += scrubbed.bytes;
-    this.enforceBounds();
+    if (!this.push(row)) return;
     if (this.queue.length >= this.maxBatch && this.consecutiveFailures === 0) void this.flush();
     else this.schedule(this.consecutiveFailures === 0 ? this.options.flushMs : this.backoffMs());
+  }
+
+  /**
+   * Queues a row and writes it now, with whatever else is queued (concurrent callers share one
+   * insert): resolves true once it is stored, false when it is not (refused, or the store is
+   * failing — then it stays queued for the retries and no new attempt is made here, so a down
+   * store costs a caller nothing). Never rejects.
+   */
+  async enqueueAndStore(row: LedgerInsert): Promise<boolean> {
+    const queued = this.push(row);
+    if (!queued) return false;
+    if (this.consecutiveFailures > 0) {
+      this.schedule(this.backoffMs());
+      return false;
+    }
+    await this.flush();
+    return queued.stored === true;
+  }
+
+  private push(row: LedgerInsert): Queued | null {
+    if (this.closed) return null;
+    const scrubbed = scrubForStore(row);
+    this.enqueued += 1;
+    const queued: Queued = { row: scrubbed.value as LedgerInsert, bytes: scrubbed.bytes, n: this.enqueued };
+    this.queue.push(queued);
+    this.queuedBytes += scrubbed.bytes;
+    this.enforceBounds();
+    return queued;
   }
 
   private enforceBounds(): void {
@@ -192,6 +217,7 @@ export class LedgerWriter {
     try {
       await this.store.insert(items.map((q) => q.row));
       this.written += items.length;
+      for (const q of items) q.stored = true;
       return null;
     } catch (error) {
       return error ?? new Error('ledger insert failed');

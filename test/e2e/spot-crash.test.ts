@@ -8,7 +8,8 @@ import { ADMIN_TOKEN, ENTRY, crashServerEnv, exited, freePort, startServer } fro
 /**
  * Kills the real server (SIGKILL) in the middle of a stream of idempotent spot orders,
  * restarts it on the same data, retries every unacknowledged request with its same key, and
- * then checks that the journal agrees with every book (doctor) and every order exists once.
+ * then checks that the journal agrees with every book (doctor), every order exists once, and
+ * every acknowledged order's ledger row (the X-Service-Ledger-Event-Id it answered) exists.
  */
 const dataDir = mkdtempSync(join(tmpdir(), 'paper-arena-crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -48,11 +49,12 @@ describe('spot orders survive a SIGKILL of the server', () => {
       });
       const send = async (intent: Intent) => {
         const res = await fetch(`${base}/api/agent/spot/order`, { method: 'POST', headers, body: JSON.stringify(intent.body) });
-        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+        return { status: res.status, body: (await res.json()) as Record<string, unknown>, ledgerEventId: res.headers.get('x-service-ledger-event-id') };
       };
 
       // A stream with 4 requests in flight; SIGKILL once 20 are acknowledged.
       const acked = new Map<string, Record<string, unknown>>();
+      const ackedLedgerIds = new Map<string, number>();
       let next = 0;
       let killed = false;
       const worker = async () => {
@@ -62,6 +64,8 @@ describe('spot orders survive a SIGKILL of the server', () => {
             const res = await send(intent);
             expect(res.status, JSON.stringify(res.body)).toBe(200);
             acked.set(intent.idempotencyKey, res.body);
+            expect(res.ledgerEventId).toMatch(/^\d+$/);
+            ackedLedgerIds.set(intent.idempotencyKey, Number(res.ledgerEventId));
             if (acked.size >= 20 && !killed) {
               killed = true;
               server.kill('SIGKILL');
@@ -103,6 +107,12 @@ describe('spot orders survive a SIGKILL of the server', () => {
       expect(trades.trades.map((t) => t.id).sort((a, b) => a - b)).toEqual([...fillIds].sort((a, b) => a - b));
       const open = (await (await fetch(`${base}/api/agent/orders/open?limit=200`, { headers })).json()) as { rows: { id: number }[] };
       expect(open.rows.map((r) => r.id).sort((a, b) => a - b)).toEqual([...restingIds].sort((a, b) => a - b));
+      // The ledger rows the acknowledged answers named survived the kill.
+      const ledgerPage = (await (
+        await fetch(`${base}/api/agent/ledger?eventType=write&status=success&limit=100`, { headers })
+      ).json()) as { data: { id: number; idempotencyKey: string | null }[] };
+      const stored = new Map(ledgerPage.data.map((r) => [r.id, r.idempotencyKey]));
+      for (const [idempotencyKey, id] of ackedLedgerIds) expect(stored.get(id), `ledger row ${id}`).toBe(idempotencyKey);
       const wallet = (await (await fetch(`${base}/api/agent/wallet?coinId=1`, { headers })).json()) as { coin: { available: number } };
       expect(wallet.coin.available).toBeCloseTo(60 * 0.0001, 10);
     } finally {

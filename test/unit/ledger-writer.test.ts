@@ -153,4 +153,59 @@ describe('LedgerWriter fault isolation', () => {
     expect(writer.stats().queuedRows).toBe(1);
     await writer.close();
   });
+
+  it('enqueueAndStore() resolves once the row is stored; calls arriving during an insert share the next one', async () => {
+    const stored: LedgerInsert[] = [];
+    let inserts = 0;
+    let release: () => void = () => {};
+    const writer = new LedgerWriter(
+      {
+        insert: async (rows) => {
+          inserts += 1;
+          if (inserts === 1) await new Promise<void>((resolve) => (release = resolve));
+          stored.push(...rows);
+        },
+      },
+      { flushMs: 60_000 },
+    );
+    const first = writer.enqueueAndStore(row(2));
+    await Promise.resolve();
+    const later = [writer.enqueueAndStore(row(3)), writer.enqueueAndStore(row(3)), writer.enqueueAndStore(row(3))];
+    expect(stored).toHaveLength(0);
+    release();
+    expect(await first).toBe(true);
+    expect(await Promise.all(later)).toEqual([true, true, true]);
+    expect(stored).toHaveLength(4);
+    expect(inserts).toBe(2);
+    await writer.close();
+  });
+
+  it('enqueueAndStore() answers false at once while the store is down, keeps the row and stores it on recovery', async () => {
+    vi.useFakeTimers();
+    let down = true;
+    let attempts = 0;
+    const stored: LedgerInsert[] = [];
+    const writer = new LedgerWriter(
+      {
+        async insert(rows) {
+          attempts += 1;
+          if (down) throw new Error('connection refused');
+          stored.push(...rows);
+        },
+      },
+      { flushMs: 100, maxBackoffMs: 1_000 },
+    );
+    expect(await writer.enqueueAndStore(row(2))).toBe(false);
+    expect(attempts).toBe(1);
+    expect(await writer.enqueueAndStore(row(2))).toBe(false);
+    expect(attempts).toBe(1); // no attempt of its own against a failing store
+    expect(writer.stats().queuedRows).toBe(2);
+    down = false;
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(stored).toHaveLength(2);
+    expect(await writer.enqueueAndStore(row(2))).toBe(true);
+    const { store } = poisonableStore(() => new SqlError('22P05'));
+    const strict = new LedgerWriter(store, { flushMs: 60_000 });
+    expect(await strict.enqueueAndStore(row(666))).toBe(false);
+  });
 });

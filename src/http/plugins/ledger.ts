@@ -10,7 +10,7 @@ import type {
 } from 'fastify';
 import { LedgerIdBlocks } from '../../ledger/id-blocks.js';
 import { sanitize } from '../../ledger/summaries.js';
-import { reserveLedgerIdBlock } from '../../storage/ledger-repo.js';
+import { type LedgerInsert, reserveLedgerIdBlock } from '../../storage/ledger-repo.js';
 import { uuidv7 } from '../../util/ids.js';
 import type { AppContext, TraceFields } from '../context.js';
 import { invalidRequest } from '../errors.js';
@@ -76,9 +76,12 @@ function traceFromBody(body: unknown): Partial<TraceFields> | null {
   return trace && typeof trace === 'object' ? trace : null;
 }
 
+/** Calls whose ledger row is stored before the answer: those that change a book or the record. */
+const STORED_BEFORE_ANSWER: ReadonlySet<string> = new Set(['write', 'cancel', 'report']);
+
 /**
  * Turns every keyed /api/agent/* call into a private ledger row (contract §2.10, §5 rule 7).
- * The row id is assigned here, before persistence; the row is written later in a batch.
+ * The row id is assigned here, before persistence.
  * The hooks are attached to the keyed routes only (after the key check), never run elsewhere.
  */
 export function installLedger(app: FastifyInstance, ctx: AppContext): void {
@@ -113,9 +116,10 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     done(null, payload);
   };
 
-  const record = (request: FastifyRequest, reply: FastifyReply, config: FastifyContextConfig, endpoint: string): void => {
+  /** The call's ledger row, or null for a call without a key. */
+  const rowOf = (request: FastifyRequest, reply: FastifyReply, config: FastifyContextConfig, endpoint: string): LedgerInsert | null => {
     const key = request.agentKey;
-    if (!key) return;
+    if (!key) return null;
     const note = request.ledgerNote ?? {};
     const status = reply.statusCode;
     const completedAtMs = ctx.clock.now();
@@ -129,7 +133,7 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     const traced = Boolean(trace && (trace.runId || trace.decisionId));
     const summary = request.ledgerSummary !== undefined ? request.ledgerSummary : sanitize(parsed);
     const responseSummary = traced && note.observation !== undefined ? { ...(summary as object), observation: note.observation } : summary;
-    ctx.ledger.enqueue({
+    return {
       id,
       ...(seq !== null ? { seq } : {}),
       keyId: key.keyId,
@@ -161,11 +165,28 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
       rationaleSummary: trace?.rationaleSummary ?? null,
       startedAt: new Date(startedAtMs),
       completedAt: new Date(completedAtMs),
-    });
-    if (ctx.ledger.recording) {
-      if (seq !== null) reply.header('X-Service-Ledger-Event-Id', String(seq));
-      reply.header('X-Service-Ledger-Status', ledgerStatus);
+    };
+  };
+
+  // The headers say the ledger records the call (contract §5 rule 7): a read's row is written in
+  // the next batch; a write's is stored before the answer leaves, so a crash right after it
+  // cannot leave a trade without its row (concurrent writes share one insert).
+  const recordHeaders = (reply: FastifyReply, row: LedgerInsert): void => {
+    if (row.seq != null) reply.header('X-Service-Ledger-Event-Id', String(row.seq));
+    reply.header('X-Service-Ledger-Status', row.ledgerStatus);
+  };
+  const recordRead: (config: FastifyContextConfig, endpoint: string) => onSendHookHandler = (config, endpoint) => (request, reply, payload, done) => {
+    const row = rowOf(request, reply, config, endpoint);
+    if (row) {
+      ctx.ledger.enqueue(row);
+      if (ctx.ledger.recording) recordHeaders(reply, row);
     }
+    done(null, payload);
+  };
+  const recordWrite: (config: FastifyContextConfig, endpoint: string) => onSendHookHandler = (config, endpoint) => async (request, reply, payload) => {
+    const row = rowOf(request, reply, config, endpoint);
+    if (row && (await ctx.ledger.enqueueAndStore(row))) recordHeaders(reply, row);
+    return payload;
   };
 
   app.addHook('onRoute', (route) => {
@@ -176,10 +197,8 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) addRouteHook(route, 'preHandler', traceBody);
     addRouteHook(route, 'preSerialization', keepResponse);
-    addRouteHook(route, 'onSend', ((request, reply, payload, done) => {
-      record(request, reply, config, endpoint);
-      done(null, payload);
-    }) satisfies onSendHookHandler);
+    const moneyMoving = config.ledger !== undefined && STORED_BEFORE_ANSWER.has(config.ledger.eventType);
+    addRouteHook(route, 'onSend', moneyMoving ? recordWrite(config, endpoint) : recordRead(config, endpoint));
   });
 }
 
