@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brierOf, decisionContentHash } from '../../src/arena/decisions.js';
 import { Decimal } from '../../src/domain/money.js';
 import { forcePmResolution, readVenueMarket } from '../../src/pm/api.js';
+import { pmReadModel } from '../../src/pm/read-model.js';
 import { checkBooks } from '../../src/services/doctor.js';
 import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
 import { findDecisionByPosition, findDecisionByUuid } from '../../src/storage/arena-decisions-repo.js';
@@ -171,7 +172,11 @@ describe('POST /api/agent/pm/open', () => {
     const { key, keyId } = await t.newKey(['read', 'trade:pm']);
     const m = markets[3]!;
     const [row] = await queryRows<{ end_at: string | null }>(t.ctx.database.db, sql`select end_at::text from pm_markets where source = ${m.source} and slug = ${m.slug}`);
-    const setEnd = (iso: string | null) => t.ctx.database.db.execute(sql`update pm_markets set end_at = ${iso}::timestamptz where source = ${m.source} and slug = ${m.slug}`);
+    // as an ingest would change it (quotes read the process's PM snapshot, rebuilt when rows change)
+    const setEnd = async (iso: string | null) => {
+      await t.ctx.database.db.execute(sql`update pm_markets set end_at = ${iso}::timestamptz where source = ${m.source} and slug = ${m.slug}`);
+      pmReadModel(t.ctx.database, t.ctx.clock).invalidate();
+    };
     await setEnd(new Date(t.clock.now() - 1_000).toISOString());
     try {
       const quote = (await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: 100 })).json();
