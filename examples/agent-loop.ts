@@ -60,7 +60,7 @@ for (let round = 1; round <= Number(values.rounds); round += 1) {
 
 // 4. Portfolio: equity and open orders of this key's paper book.
 const portfolio = unwrap(await client.GET('/api/agent/portfolio'));
-log(`portfolio: equity ${portfolio.equity.totalUsd} USD (cash ${portfolio.equity.available}, spot ${portfolio.equity.spotHoldingsUsd}), all-time PnL ${portfolio.pnl.allTimeUsd} USD`);
+log(`portfolio: equity ${portfolio.equity.totalUsd} USD (cash ${portfolio.equity.cashTotal}, available ${portfolio.equity.available}, spot ${portfolio.equity.spotHoldingsUsd}), all-time PnL ${portfolio.pnl.allTimeUsd} USD`);
 
 // 5. Decisions: the public, resolved prediction-market decisions dataset of the Arena (keyless).
 const decisions = unwrap(await client.GET('/api/arena/decisions', { params: { query: { limit: 5 } } }));

@@ -1,6 +1,9 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** How long a closed stdin waits for the answers still on their way. */
+const DRAIN_MS = 60_000;
 
 export interface BridgeOptions {
   /** The server's MCP endpoint, e.g. http://127.0.0.1:3000/mcp. */
@@ -13,22 +16,33 @@ export interface BridgeOptions {
 /**
  * Relays MCP between stdio (the host that launched us) and the server's Streamable HTTP
  * endpoint, message by message. It holds no tools of its own: whatever the server lists,
- * the host sees. Resolves when the host closes stdin.
+ * the host sees. Resolves when the host has closed stdin and every request it sent has its
+ * answer (a host piping a few requests and closing stdin still gets them), or after DRAIN_MS.
  */
 export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   const headers: Record<string, string> = options.key ? { authorization: `Bearer ${options.key}` } : {};
   const http = new StreamableHTTPClientTransport(options.url, { requestInit: { headers } });
   const stdio = new StdioServerTransport();
   const initializeIds = new Set<string | number>();
+  const unanswered = new Set<string | number>();
+  let drained: (() => void) | null = null;
+  const answered = (id: string | number) => {
+    unanswered.delete(id);
+    if (unanswered.size === 0) drained?.();
+  };
 
   stdio.onmessage = (message: JSONRPCMessage) => {
-    if (isJSONRPCRequest(message) && message.method === 'initialize') initializeIds.add(message.id);
+    if (isJSONRPCRequest(message)) {
+      unanswered.add(message.id);
+      if (message.method === 'initialize') initializeIds.add(message.id);
+    }
     http.send(message).catch((error: unknown) => {
       const text = error instanceof Error ? error.message : String(error);
       options.log(`paper-arena mcp: ${text}`);
       // A request must get an answer, or the host waits forever.
       if (isJSONRPCRequest(message)) {
         void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Paper Arena at ${options.url.href}: ${text}` } });
+        answered(message.id);
       }
     });
   };
@@ -39,6 +53,7 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
       if (typeof version === 'string') http.setProtocolVersion(version);
     }
     void stdio.send(message);
+    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) answered(message.id);
   };
   http.onerror = (error) => options.log(`paper-arena mcp: ${error.message}`);
   stdio.onerror = (error) => options.log(`paper-arena mcp: ${error.message}`);
@@ -49,6 +64,12 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
   });
+  if (unanswered.size > 0) {
+    await new Promise<void>((resolve) => {
+      drained = resolve;
+      setTimeout(resolve, DRAIN_MS).unref();
+    });
+  }
   await stdio.close();
   await http.close();
 }

@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { spawn } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +46,26 @@ describe('paper-arena mcp (stdio bridge)', () => {
     } finally {
       await client.close();
     }
+  }, 60_000);
+
+  it('a host that pipes its requests and closes stdin still gets every answer', async () => {
+    const { key } = await t.newKey(['read']);
+    const { DATABASE_URL: _d, ADMIN_TOKEN: _a, PAPER_ARENA_KEY: _k, PAPER_ARENA_URL: _u, ...env } = process.env;
+    const child = spawn(process.execPath, ['bin/paper-arena.mjs', 'mcp', '--url', base, '--key', key], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '0' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'account_me', arguments: {} } },
+    ];
+    child.stdin.end(lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    expect(await exited).toBe(0);
+    const answers = stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result?: { content?: { text: string }[] }; error?: unknown });
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2]);
+    expect(answers.every((a) => a.error === undefined), stdout).toBe(true);
+    expect(answers.find((a) => a.id === 2)!.result!.content![0]!.text).toContain('"keyId"');
   }, 60_000);
 
   it('answers with an error naming the server when it cannot be reached, instead of hanging', async () => {
