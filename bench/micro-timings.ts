@@ -36,7 +36,7 @@ const raw = 'sk_live_0123456789abcdefghijklmnopqrstuvwxyzABCDEF';
 const cache = new KeyCache();
 cache.setEnabled(true);
 const hash = hashKey(raw);
-cache.set(hash, { keyId: 1, userId: 'u', scopes: ['read'], agentName: null, agentModel: null }, 0);
+cache.set(hash, { keyId: 1, userId: 'u', scopes: ['read'], agentName: null, agentModel: null }, 0, cache.mark());
 await time('auth: sha-256 of the key + key-cache hit', N, () => cache.get(hashKey(raw), 1));
 const limits = new MemoryRateLimitStore();
 await time('rate limit: in-memory window counter hit', N, (i) => limits.hit(`key:${i % 50}`, 60_000, 1_000));

@@ -24,6 +24,7 @@ export async function resolveKey(ctx: AppContext, keyHash: string): Promise<Auth
   const now = ctx.clock.now();
   const cached = ctx.keyCache.get(keyHash, now);
   if (cached) return cached;
+  const mark = ctx.keyCache.mark();
   const row = await findActiveKeyByHash(ctx.database.db, keyHash);
   if (!row) return null;
   const key: AuthedKey = {
@@ -33,7 +34,7 @@ export async function resolveKey(ctx: AppContext, keyHash: string): Promise<Auth
     agentName: row.agentName,
     agentModel: row.agentModel,
   };
-  ctx.keyCache.set(keyHash, key, now);
+  ctx.keyCache.set(keyHash, key, now, mark);
   return key;
 }
 
