@@ -1,3 +1,4 @@
+import { answerWhileClosing, closingOptions } from './http/closing.js';
 import { jsonBodiesOnly } from './http/json-body.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pmTradingRoutes } from './http/routes/agent/pm.js';
@@ -122,12 +123,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    return503OnClosing: true,
+    ...closingOptions,
     // Plugins (the docs page among them) may take a while to start on a busy machine.
     pluginTimeout: 60_000,
     schemaController: { compilersFactory: { buildSerializer: serializedOnFirstUse } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   jsonBodiesOnly(app);
+  answerWhileClosing(app);
   // Bodies uncoerced, query/params coerced; no control characters, only finite safe numbers.
   app.setValidatorCompiler(compiledOnFirstUse(requestValidatorCompiler()));
 
@@ -212,3 +214,4 @@ declare module 'fastify' {
     ctx: AppContext;
   }
 }
+
