@@ -134,7 +134,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(compiledOnFirstUse(requestValidatorCompiler()));
 
   const rateLimits =
-    deps.rateLimits ?? (config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore());
+    deps.rateLimits ?? (config.redisUrl
+      ? new RedisRateLimitStore(config.redisUrl, (error) => app.log.warn({ err: error }, 'rate-limit store (Redis) unavailable: each process counts alone until it is back'))
+      : new MemoryRateLimitStore());
   const ledger = new LedgerWriter(deps.ledgerStore ?? { insert: (rows) => insertLedgerRows(deps.database.db, rows) }, {
     flushMs: config.ledgerFlushMs,
     onProblem: ({ kind, dropped, error }) =>

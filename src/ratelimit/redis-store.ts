@@ -1,5 +1,9 @@
 import { Redis } from 'ioredis';
+import { MemoryRateLimitStore } from './memory-store.js';
 import { windowOf, type RateLimitStore, type WindowHit } from './store.js';
+
+/** At most one report of Redis trouble per this window. */
+const REPORT_EVERY_MS = 30_000;
 
 // INCR and PEXPIRE in one script: atomic in Redis, so every process shares one exact count.
 const HIT_SCRIPT = `
@@ -10,25 +14,30 @@ return count`;
 /**
  * Counters shared by every API process through Redis (`REDIS_URL`).
  *
- * While Redis is unreachable, `hit` rejects at once (the caller admits the request) instead of
- * queueing each call behind ioredis's reconnect attempts: queued calls would wait up to the
- * command timeout, adding about a second to every API request for as long as Redis is down.
- * Only the very first connection attempt queues calls, so requests at boot are still counted.
+ * While Redis is unreachable, each process counts alone in memory (budgets and RateLimit-*
+ * headers go on, per process) instead of queueing each call behind ioredis's reconnect
+ * attempts: queued calls would wait up to the command timeout, adding about a second to every
+ * API request for as long as Redis is down. Only the very first connection attempt queues
+ * calls, so requests at boot are still counted. Trouble is reported at most every 30 s.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis;
   /** Set once a connection attempt failed or the connection dropped; cleared when Redis is ready again. */
   private unavailable = false;
+  private readonly local = new MemoryRateLimitStore();
+  private reportedAt = -Infinity;
 
   constructor(
     url: string,
+    private readonly onProblem: (error: unknown) => void = () => {},
     private readonly prefix = 'pa:rl:',
-    /** How long one count may take before the request is admitted uncounted. */
+    /** How long one count may take before the request is counted in memory instead. */
     commandTimeoutMs = 1000,
   ) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs, lazyConnect: false });
-    this.redis.on('error', () => {
+    this.redis.on('error', (error: unknown) => {
       this.unavailable = true;
+      this.report(error);
     });
     this.redis.on('close', () => {
       this.unavailable = true;
@@ -40,15 +49,28 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(bucket: string, windowMs: number, nowMs: number): Promise<WindowHit> {
-    if (this.unavailable && this.redis.status !== 'ready') throw new Error(`redis is unavailable (${this.redis.status})`);
+    if (this.unavailable && this.redis.status !== 'ready') return this.local.hit(bucket, windowMs, nowMs);
     const { index, resetAtMs } = windowOf(nowMs, windowMs);
     const key = `${this.prefix}${bucket}:${index}`;
     const run = (this.redis as unknown as { rateHit(key: string, ttl: number): Promise<number> }).rateHit;
-    const count = await run.call(this.redis, key, windowMs * 2);
-    return { count: Number(count), resetAtMs };
+    try {
+      const count = await run.call(this.redis, key, windowMs * 2);
+      return { count: Number(count), resetAtMs };
+    } catch (error) {
+      this.report(error);
+      return this.local.hit(bucket, windowMs, nowMs);
+    }
+  }
+
+  private report(error: unknown): void {
+    const now = Date.now();
+    if (now - this.reportedAt < REPORT_EVERY_MS) return;
+    this.reportedAt = now;
+    this.onProblem(error);
   }
 
   async close(): Promise<void> {
     this.redis.disconnect();
+    await this.local.close();
   }
 }
