@@ -76,8 +76,12 @@ function traceFromBody(body: unknown): Partial<TraceFields> | null {
   return trace && typeof trace === 'object' ? trace : null;
 }
 
-/** Calls whose ledger row is stored before the answer: those that change a book or the record. */
-const STORED_BEFORE_ANSWER: ReadonlySet<string> = new Set(['write', 'cancel', 'report']);
+/**
+ * Calls whose ledger row is stored before the answer: those that change a book or the record,
+ * and quotes — a write counts as quoted when the quote's row is there as the write's row lands,
+ * and with several API processes the write may land on another process than its quote.
+ */
+const STORED_BEFORE_ANSWER: ReadonlySet<string> = new Set(['write', 'cancel', 'report', 'quote']);
 
 /**
  * Turns every keyed /api/agent/* call into a private ledger row (contract §2.10, §5 rule 7).
