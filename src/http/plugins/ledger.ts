@@ -173,13 +173,13 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
   };
 
   // The headers say the ledger records the call (contract §5 rule 7): a read's row is written in
-  // the next batch; a write's is stored before the answer leaves, so a crash right after it
-  // cannot leave a trade without its row (concurrent writes share one insert).
+  // the next batch; a quote's or write's is stored before the answer leaves, so a crash right
+  // after it cannot leave a trade without its row (calls waiting together share one insert).
   const recordHeaders = (reply: FastifyReply, row: LedgerInsert): void => {
     if (row.seq != null) reply.header('X-Service-Ledger-Event-Id', String(row.seq));
     reply.header('X-Service-Ledger-Status', row.ledgerStatus);
   };
-  const recordRead: (config: FastifyContextConfig, endpoint: string) => onSendHookHandler = (config, endpoint) => (request, reply, payload, done) => {
+  const recordBatched: (config: FastifyContextConfig, endpoint: string) => onSendHookHandler = (config, endpoint) => (request, reply, payload, done) => {
     const row = rowOf(request, reply, config, endpoint);
     if (row) {
       ctx.ledger.enqueue(row);
@@ -187,7 +187,7 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     }
     done(null, payload);
   };
-  const recordWrite: (config: FastifyContextConfig, endpoint: string) => onSendHookHandler = (config, endpoint) => async (request, reply, payload) => {
+  const recordStored: (config: FastifyContextConfig, endpoint: string) => onSendHookHandler = (config, endpoint) => async (request, reply, payload) => {
     const row = rowOf(request, reply, config, endpoint);
     if (row && (await ctx.ledger.enqueueAndStore(row))) recordHeaders(reply, row);
     return payload;
@@ -201,8 +201,8 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) addRouteHook(route, 'preHandler', traceBody);
     addRouteHook(route, 'preSerialization', keepResponse);
-    const moneyMoving = config.ledger !== undefined && STORED_BEFORE_ANSWER.has(config.ledger.eventType);
-    addRouteHook(route, 'onSend', moneyMoving ? recordWrite(config, endpoint) : recordRead(config, endpoint));
+    const stored = config.ledger !== undefined && STORED_BEFORE_ANSWER.has(config.ledger.eventType);
+    addRouteHook(route, 'onSend', stored ? recordStored(config, endpoint) : recordBatched(config, endpoint));
   });
 }
 
