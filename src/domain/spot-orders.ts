@@ -123,7 +123,7 @@ function takerOrder(req: SpotOrderRequest, book: SpotBook, mid: Decimal): SpotOr
       : [{ bucket: 'available', amount: fill.notional.minus(fill.fee), reason, ...ref }];
   const coins: CoinPosting[] = [
     side === 'buy'
-      ? { coinId: req.coin.coinId, available: quantity, avgCostUsd: reweightAvgCost(book.holding, quantity, fill.executionPrice), reason, atMs: req.nowMs, ...ref }
+      ? { coinId: req.coin.coinId, available: quantity, avgCostUsd: reweightAvgCost(book.holding, quantity, fill.notional.plus(fill.fee)), reason, atMs: req.nowMs, ...ref }
       : { coinId: req.coin.coinId, available: quantity.negated(), reason, atMs: req.nowMs, ...ref },
   ];
   return {
@@ -228,7 +228,7 @@ export function decideRestingFill(order: RestingOrder, holding: Holding, price: 
       // the freeze was sized for a fill at the limit; what a better price saves goes back
       ...(frozen.greaterThan(cost) ? [{ bucket: 'available' as const, amount: frozen.minus(cost), reason, ...ref }] : []),
     ];
-    coins = [{ coinId: order.coinId, available: quantity, avgCostUsd: reweightAvgCost(holding, quantity, executionPrice), reason, atMs: nowMs, ...ref }];
+    coins = [{ coinId: order.coinId, available: quantity, avgCostUsd: reweightAvgCost(holding, quantity, cost), reason, atMs: nowMs, ...ref }];
   } else {
     cash = [{ bucket: 'available', amount: notional.minus(fee), reason, ...ref }];
     coins = [{ coinId: order.coinId, frozen: quantity.negated(), reason, atMs: nowMs, ...ref }];

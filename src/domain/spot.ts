@@ -17,12 +17,16 @@ export interface Holding {
 
 export const EMPTY_HOLDING: Holding = { available: new Decimal(0), frozen: new Decimal(0), avgCostUsd: new Decimal(0) };
 
-/** Average cost after buying `quantity` at `price` (fees excluded, supplement 3.4). */
-export function reweightAvgCost(h: Holding, quantity: Decimal, price: Decimal): Decimal {
+/**
+ * Average cost after buying `quantity` for `costUsd` (notional plus fee): the buy's fee is part
+ * of the cost basis, so a sale's realized PnL carries both fills' costs (contract §1 item 1:
+ * "the cost is folded into realized PnL"; supplement 3.4 excluded it).
+ */
+export function reweightAvgCost(h: Holding, quantity: Decimal, costUsd: Decimal): Decimal {
   const held = h.available.plus(h.frozen);
   const total = held.plus(quantity);
   if (total.isZero()) return new Decimal(0);
-  return h.avgCostUsd.times(held).plus(price.times(quantity)).div(total);
+  return h.avgCostUsd.times(held).plus(costUsd).div(total);
 }
 
 /** Realized PnL of selling `quantity` at `price`, net of the fee, against the average cost. */

@@ -95,7 +95,8 @@ describe('POST /api/agent/spot/quote', () => {
       const resting = (await call('POST', '/api/agent/spot/order', { coinId: '10407', side: 'buy', orderType: 'limit', quantity: 1e10, limitPrice: 9.5e-10, idempotencyKey: 'tiny-price-limit' })).json();
       expect(resting.summary).toMatchObject({ limitPrice: 9.5e-10 });
       expect((await call('GET', '/api/agent/orders/open')).body).toContain('9.5e-10');
-      expect((await call('GET', '/api/agent/wallet?coinId=10407')).json().coin.avgCostUsd).toBe(q.executionPrice);
+      // cost basis: the execution price plus the 10 bps fee, to 8 significant digits
+      expect((await call('GET', '/api/agent/wallet?coinId=10407')).json().coin.avgCostUsd / q.executionPrice).toBeCloseTo(1.001, 6);
     } finally {
       await app.close();
     }
@@ -130,21 +131,22 @@ describe('market orders', () => {
     expect((await wallet(keyId)).available.toNumber()).toBeCloseTo(50_000 - 5000.75 - 5.00075, 8);
     expect(await holding(keyId)).toMatchObject({ available: expect.anything() });
     expect((await holding(keyId)).available.toNumber()).toBe(0.1);
-    expect((await holding(keyId)).avgCostUsd.toNumber()).toBe(50_007.5);
+    // the cost basis holds the buy's fee: 50,007.5 + 5.00075 / 0.1
+    expect((await holding(keyId)).avgCostUsd.toNumber()).toBe(50_057.5075);
 
     const sellRes = await order(key, { coinId: "1", side: "sell", orderType: "market", quantity: 0.1 });
     const sell = sellRes.json();
     expect(sellRes.statusCode, sellRes.body).toBe(200);
-    // sells at 49,992.5; PnL = (49,992.5 − 50,007.5) × 0.1 − fee 4.99925
-    expect(sell.summary).toMatchObject({ side: 'sell', executionPrice: 49_992.5, pnl: -1.5 - 4.99925 });
+    // sells at 49,992.5; PnL = (49,992.5 − 50,057.5075) × 0.1 − fee 4.99925: both fills' costs
+    expect(sell.summary).toMatchObject({ side: 'sell', executionPrice: 49_992.5, pnl: -11.5 });
     const cash = (await wallet(keyId)).available.toNumber();
-    expect(cash).toBeLessThan(50_000);
-    expect(cash).toBeGreaterThan(49_980);
+    // flat again: the realized PnL is exactly what the round trip cost in cash (contract §1 item 1)
+    expect(cash - 50_000).toBeCloseTo(-11.5, 8);
     expect((await holding(keyId)).available.toNumber()).toBe(0);
 
     const trades = (await get(key, '/api/agent/trades')).json();
     expect(trades.trades.map((r: { id: number }) => r.id)).toEqual([sell.orderId, b.orderId]);
-    expect(trades.trades[0]).toMatchObject({ venue: 'spot', side: 'sell', coinId: '1', symbol: 'BTC', realizedPnlMusd: -6.49925 });
+    expect(trades.trades[0]).toMatchObject({ venue: 'spot', side: 'sell', coinId: '1', symbol: 'BTC', realizedPnlMusd: -11.5 });
     expect(trades.trades[1]).toMatchObject({ side: 'buy', realizedPnlMusd: null });
     await doctorOk();
   });
@@ -292,7 +294,7 @@ describe('resting orders and the matcher', () => {
     expect(w.frozen.toNumber()).toBe(0);
     expect(w.available.toNumber()).toBeCloseTo(50_000 - frozen, 8);
     expect((await holding(keyId)).available.toNumber()).toBe(0.5);
-    expect((await holding(keyId)).avgCostUsd.toNumber()).toBe(48_000);
+    expect((await holding(keyId)).avgCostUsd.toNumber()).toBe(48_048); // 48,000 + the 10 bps fee
     expect((await get(key, '/api/agent/orders/open')).json().rows).toHaveLength(0);
     const [fill] = (await get(key, '/api/agent/trades?venue=spot')).json().trades;
     expect(fill).toMatchObject({ side: 'buy', realizedPnlMusd: null, detail: { orderType: 'limit', executionPrice: 48_000, orderId: p.restingOrderId } });
@@ -309,7 +311,7 @@ describe('resting orders and the matcher', () => {
     tick(50_000);
     const { key, keyId } = await t.newKey();
     const buy = (await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.2 })).json();
-    const avg = buy.summary.executionPrice as number;
+    const avg = (buy.summary.executionPrice as number) * 1.001; // cost basis: price + 10 bps fee
     await order(key, { coinId: '1', side: 'sell', orderType: 'limit', quantity: 0.2, limitPrice: 52_000 });
     expect((await holding(keyId)).frozen.toNumber()).toBe(0.2);
     expect((await holding(keyId)).available.toNumber()).toBe(0);

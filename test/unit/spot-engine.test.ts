@@ -25,10 +25,11 @@ describe('spot engine', () => {
     expect(decideMarketOrder('sell', d(100), d(1), 1, d(0), d(0.5)).blockReasons).toEqual(['insufficient_coin_balance']);
   });
 
-  it('re-weights the average cost over held (available + frozen) units, fees excluded', () => {
+  it('re-weights the average cost over held (available + frozen) units with what the buy cost, fee included', () => {
     const h = { available: d(1), frozen: d(1), avgCostUsd: d(100) };
-    expect(reweightAvgCost(h, d(2), d(200)).toNumber()).toBe(150);
-    expect(reweightAvgCost({ available: d(0), frozen: d(0), avgCostUsd: d(999) }, d(1), d(10)).toNumber()).toBe(10);
+    // 2 units for 400 notional + 0.4 fee
+    expect(reweightAvgCost(h, d(2), d(400.4)).toNumber()).toBe(150.1);
+    expect(reweightAvgCost({ available: d(0), frozen: d(0), avgCostUsd: d(999) }, d(1), d(10.01)).toNumber()).toBe(10.01);
   });
 
   it('freezes limit × qty + fee for resting buys and the units for resting sells', () => {
