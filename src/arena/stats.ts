@@ -38,11 +38,15 @@ export const winRateOf = (c: Counts) => (decidedOf(c) > 0 ? toWire(new Decimal(c
 /** Money leaves as a number rounded to 8 places, like every other mUSD amount. */
 export const roundMusd = (x: number) => Math.round(x * 1e8) / 1e8;
 
-/** One venue's (or the total's) performance block (supplement §2.7). */
+/**
+ * One venue's performance block (supplement §2.7): the record `/api/agent/performance` sends,
+ * so `tradeCount` counts the trades with a realized PnL (wins, losses, neutral) as it does; the
+ * agent row's own `tradeCount` counts every trade (buy fills too).
+ */
 export function countsView(c: Counts) {
   return {
     realizedPnlMusd: roundMusd(c.pnl),
-    tradeCount: c.trades,
+    tradeCount: c.wins + c.losses + c.neutrals,
     winCount: c.wins,
     lossCount: c.losses,
     neutralCount: c.neutrals,
