@@ -1,4 +1,5 @@
 import { EXECUTION_VERSION } from '../domain/execution-model.js';
+import { Decimal } from '../domain/money.js';
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
 
 /** Dataset markers and policy versions (contract §2.11, §9 rule 7). */
@@ -42,11 +43,14 @@ export function decisionContentHash(artifact: Record<string, unknown>, fields: r
   return sha256Hex(canonicalJson(picked));
 }
 
-/** Brier of a 0..100 probability against the outcome (supplement §3.7); null while unknown. */
+/**
+ * Brier of a 0..100 probability against the outcome (supplement §3.7); null while unknown.
+ * Computed in decimal: 47/100 gave 0.22089999999999999 in floating point, 0.2209 here.
+ */
 export function brierOf(probability: number | null, label: SettlementLabel | null): number | null {
   if (probability === null || label === null || label === 'void') return null;
   const won = label === 'won' ? 1 : 0;
-  return (probability / 100 - won) ** 2;
+  return new Decimal(probability).div(100).minus(won).pow(2).toNumber();
 }
 
 /** Agent forecast minus market, in points; null without both (never inferred). */

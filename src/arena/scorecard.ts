@@ -1,3 +1,4 @@
+import { Decimal, shareOf, toWire } from '../domain/money.js';
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
 import { brierOf, EVALUATION_POLICY_VERSION, type SettlementLabel } from './decisions.js';
 
@@ -13,6 +14,7 @@ export const ECE_BUCKETS = 10;
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const meanOrNull = (xs: number[]) => (xs.length > 0 ? mean(xs) : null);
+const decimalSum = (xs: number[]) => xs.reduce((s, x) => s.plus(x), new Decimal(0));
 const round = (x: number | null) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 1e10) / 1e10);
 
 /** Standard normal CDF (Abramowitz–Stegun 7.1.26 erf, |error| < 1.5e-7). */
@@ -108,17 +110,18 @@ export function trackA(input: TrackAInput) {
   const grossWin = wins.reduce((s, x) => s + x, 0);
   const grossLoss = -losses.reduce((s, x) => s + x, 0);
   const metrics = {
-    realized_pnl_musd: round(r.reduce((s, x) => s + x, 0)),
+    // money and the win rate as the board and /performance send them (8 places, summed in decimal)
+    realized_pnl_musd: toWire(decimalSum(r)),
     trade_count: input.tradeCount,
     decided_count: decided,
-    win_rate: round(wins.length / decided),
-    expectancy_musd: round(mean(r)),
+    win_rate: shareOf(wins.length, decided),
+    expectancy_musd: toWire(decimalSum(r).div(r.length)),
     profit_factor: grossLoss > 0 ? round(grossWin / grossLoss) : null,
     reward_to_risk: wins.length > 0 && losses.length > 0 ? round(grossWin / wins.length / (grossLoss / losses.length)) : null,
     sharpe: round(sharpe(r)),
     sortino: round(sortino(r)),
     deflated_sharpe: round(deflatedSharpe(r)),
-    max_drawdown_musd: round(maxDrawdown(r)),
+    max_drawdown_musd: toWire(maxDrawdown(r)),
     brier_score: round(meanOrNull(input.pmEntries.map((e) => (e.probability / 100 - (e.won ? 1 : 0)) ** 2))),
     calibration_error: round(calibrationError(input.pmEntries)),
     stop_coverage: null,

@@ -36,6 +36,9 @@ export function toWire(value: Decimal | string | number): number {
   return roundMoney(new Decimal(value)).toNumber();
 }
 
+/** A share `n / total` on the wire like money (8 places, half to even); null over nothing. */
+export const shareOf = (n: number, total: number): number | null => (total === 0 ? null : toWire(new Decimal(n).div(total)));
+
 /**
  * A spot price on the wire: 8 decimal places, or 8 significant digits where that keeps more —
  * a coin quoted at 1e-9 mUSD went out as 0 (a fill a client could not rebuild).

@@ -144,7 +144,7 @@ function takerOrder(req: SpotOrderRequest, book: SpotBook, mid: Decimal): SpotOr
           orderType: req.orderType,
           quantity: toWire(quantity),
           executionPrice: priceToWire(fill.executionPrice),
-          midPrice: mid.toNumber(),
+          midPrice: priceToWire(mid),
           ...(req.limitPrice ? { limitPrice: priceToWire(req.limitPrice), marketable: true } : {}),
           ...(req.stopPrice ? { stopPrice: priceToWire(req.stopPrice) } : {}),
           notionalMusd: toWire(fill.notional),

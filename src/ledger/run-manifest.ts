@@ -1,4 +1,4 @@
-import { Decimal, toWire } from '../domain/money.js';
+import { Decimal, shareOf, toWire } from '../domain/money.js';
 
 /** Ledger row fields the run manifest reads. */
 export interface ManifestRow {
@@ -179,9 +179,9 @@ export function buildRunManifest(input: {
       rejectionCount: rows.filter((r) => r.ledgerStatus === 'rejected').length,
       idempotentReplayCount: rows.filter((r) => r.ledgerStatus === 'idempotent_replay').length,
       observationCount,
-      observationCoverageRate: readsAndQuotes === 0 ? null : observationCount / readsAndQuotes,
-      quoteBeforeTradeRate: writes.length === 0 ? null : quotedBefore.length / writes.length,
-      averageLatencyMs: latencies.length === 0 ? null : latencies.reduce((a, b) => a + b, 0) / latencies.length,
+      observationCoverageRate: shareOf(observationCount, readsAndQuotes),
+      quoteBeforeTradeRate: shareOf(quotedBefore.length, writes.length),
+      averageLatencyMs: shareOf(latencies.reduce((a, b) => a + b, 0), latencies.length),
       eventTypes: tally(rows.map((r) => r.eventType)),
       venues: tally(rows.map((r) => r.venue)),
       ledgerStatuses: tally(rows.map((r) => r.ledgerStatus)),

@@ -356,7 +356,8 @@ export function pmPositionView(row: PmPositionRow, live?: { market: VenueMarketR
     side: row.side,
     fillBasis: row.fillBasis,
     entryProbability: row.entryProbability,
-    fillProbability: row.fillProbability,
+    // stored exact (the shares were computed from it), shown to 6 places like the quote
+    fillProbability: round6(row.fillProbability),
     entryProbSum: row.entryProbSum,
     stakeMusd: stake,
     sharesMusd: shares,

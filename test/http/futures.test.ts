@@ -563,6 +563,21 @@ describe('ledger export futures[] and futuresEvents[]', () => {
     expect(sizes.reduce((a: number, b: number) => a + b, 0)).toBeCloseTo(0, 10);
   });
 
+  it('exports prices as positions/futures shows them (12 significant digits), not raw doubles', async () => {
+    const { key } = await t.newKey();
+    t.market.set('5426', 101.234567891234567, t.clock.now());
+    try {
+      await open(key, { coinId: '5426', side: 'short', leverage: 7, marginMusd: 33.3 });
+      const shown = (await t.app.inject({ url: '/api/agent/positions/futures', headers: bearer(key) })).json().positions[0];
+      const exported = (await t.app.inject({ url: '/api/agent/ledger/export', headers: bearer(key) })).json();
+      expect(String(shown.entryPrice).replace(/\D/g, '').length).toBeLessThanOrEqual(12);
+      expect(exported.futures[0]).toMatchObject({ entryPrice: shown.entryPrice, liquidationPrice: shown.liquidationPrice });
+      expect(exported.futuresEvents[0].fillPrice).toBe(shown.entryPrice);
+    } finally {
+      t.market.set('5426', 100, t.clock.now());
+    }
+  });
+
   it('a filtered export carries only the positions its ledger rows touched', async () => {
     const { key } = await t.newKey();
     const inRun = (runId: string, path: string, payload: object) =>

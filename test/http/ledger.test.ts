@@ -172,10 +172,10 @@ describe('private ledger', () => {
     await t.ctx.ledger.flush();
     const run = (await get(key, '/api/agent/ledger/export?runId=quoted-run')).json().run;
     expect(run.summary).toMatchObject({ quoteCount: 1, writeCount: 3 });
-    expect(run.summary.quoteBeforeTradeRate).toBeCloseTo(1 / 3, 8);
+    expect(run.summary.quoteBeforeTradeRate).toBe(0.33333333); // 8 places, as auditStats sends it
     expect(run.evidenceChecklist.items.find((i: { id: string }) => i.id === 'quote_before_trade')).toMatchObject({ status: 'warn', detail: '1 of 3 writes' });
     const performance = (await get(key, '/api/agent/performance')).json();
-    expect(performance.auditStats.quoteBeforeTradeRate).toBeCloseTo(1 / 3, 8);
+    expect(performance.auditStats.quoteBeforeTradeRate).toBe(0.33333333);
   });
 
   it('sums what the run’s trades came to in its manifest’s outcomeSummary, matched through related entities', async () => {

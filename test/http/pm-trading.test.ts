@@ -110,9 +110,11 @@ describe('POST /api/agent/pm/open', () => {
     const { key, keyId } = await t.newKey(['read', 'trade:pm']);
     const m = markets[1]!;
     const body = openBody(m, { forecastProbability: 70, thesis: 'cheap yes', provenance: { runtimeKind: 'byo_api', promptHash: 'a'.repeat(64) } });
+    const quoted = (await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: body.stakeMusd })).json();
     const res = await post(key, 'open', body);
     expect(res.statusCode).toBe(201);
     const pos = res.json().position;
+    expect(pos.fillProbability).toBe(quoted.fillProbability); // the same figure, to the quote's 6 places
     expect(pos).toMatchObject({ status: 'open', source: m.source, eventSlug: m.slug, side: 'yes', stakeMusd: 100, entryProbability: m.p, settlementState: 'pending', payoutMusd: null });
     expect(pos.outcome.externalMarketId).toBe(m.yesId);
     expect(pos.maxPayout).toBe(pos.sharesMusd);

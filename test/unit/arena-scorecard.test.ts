@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { calibrationError, deflatedSharpe, maxDrawdown, MIN_SETTLED_FORECASTS, normalCdf, sharpe, sortino, trackA, trackB, type ForecastDecision } from '../../src/arena/scorecard.js';
+import { brierOf } from '../../src/arena/decisions.js';
 import { rankScore, wilsonLowerBound } from '../../src/arena/ranking.js';
 import { rankCompetition } from '../../src/arena/competitions.js';
 import { allTimeSparkline, windowedSparkline } from '../../src/arena/sparkline.js';
@@ -55,6 +56,13 @@ describe('Track A formulas (hand-computed)', () => {
     expect(calibrationError(pmEntries)).toBeCloseTo(0.3375, 10);
     expect(trackA({ realized: r, tradeCount: 7, pmEntries }))!.toEqual(card);
     expect(trackA({ realized: [1, 2, 3, -1], tradeCount: 4, pmEntries: [] })).toBeNull();
+    // money as the board sends it: summed in decimal, 8 places (0.1 + 0.2 is not 0.30000000000000004)
+    expect(trackA({ realized: [0.1, 0.2, 0.123456789, -0.05, -0.05], tradeCount: 5, pmEntries: [] })!.metrics).toMatchObject({
+      realized_pnl_musd: 0.32345679,
+      expectancy_musd: 0.06469136,
+      win_rate: 0.6,
+    });
+    expect(brierOf(47, 'lost')).toBe(0.2209); // 0.22089999999999999 in floating point
     expect(trackA({ realized: [1, 2, 3, 4, 5], tradeCount: 5, pmEntries: [] })!.metrics.profit_factor).toBeNull();
   });
 });

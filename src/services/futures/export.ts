@@ -1,8 +1,9 @@
-import { toWire } from '../../domain/money.js';
+import { futuresPriceToWire, toWire } from '../../domain/money.js';
 import type { Queryable } from '../../storage/db.js';
 import { futuresForExport } from '../../storage/futures-repo.js';
 
-const num = (v: string | null): number | null => (v === null ? null : Number(v));
+/** Prices as positions/futures sends them (12 significant digits). */
+const price = (v: string | null): number | null => (v === null ? null : futuresPriceToWire(v));
 const money = (v: string | null): number | null => (v === null ? null : toWire(v));
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -21,19 +22,19 @@ export async function futuresExport(db: Queryable, keyId: number, limit: number,
         coinSymbol: p.symbol,
         side: p.side,
         leverage: Number(p.leverage),
-        entryPrice: Number(p.entryPrice),
+        entryPrice: futuresPriceToWire(p.entryPrice),
         marginMusd: toWire(p.margin),
         notionalMusd: toWire(Number(p.margin) * Number(p.leverage)),
         sizeCoin: toWire(p.sizeCoin),
         maintenanceMarginRate: Number(p.maintenanceMarginRate),
-        liquidationPrice: Number(p.liquidationPrice),
-        stopLossPrice: num(p.stopLossPrice),
-        takeProfitPrice: num(p.takeProfitPrice),
+        liquidationPrice: futuresPriceToWire(p.liquidationPrice),
+        stopLossPrice: price(p.stopLossPrice),
+        takeProfitPrice: price(p.takeProfitPrice),
         entryPriceAsOf: freshness.asOf ?? null,
         entryFreshnessAgeSeconds: freshness.ageSeconds ?? null,
         entryFreshnessStatus: freshness.status ?? null,
         status: p.status,
-        exitPrice: num(p.exitPrice),
+        exitPrice: price(p.exitPrice),
         exitReason: p.exitReason,
         realizedPnlMusd: money(p.realizedPnl),
         fillModel: null,
@@ -48,8 +49,8 @@ export async function futuresExport(db: Queryable, keyId: number, limit: number,
       positionId: e.positionId,
       type: e.type,
       sizeDeltaCoin: toWire(e.sizeDeltaCoin),
-      markPrice: num(e.markPrice),
-      fillPrice: num(e.fillPrice),
+      markPrice: price(e.markPrice),
+      fillPrice: price(e.fillPrice),
       // Reference: a plain number — 0 on events that realize nothing (open, add, sl_tp_set).
       realizedPnlMusd: money(e.realizedPnl) ?? 0,
       marginDeltaMusd: toWire(e.marginDelta),

@@ -12,6 +12,8 @@ import { ApiError, invalidRequest } from '../../errors.js';
 import { agentErrors, DateTime, ErrorBody } from '../../schemas.js';
 import { OpenOrdersResponse, PortfolioResponse, WalletResponse } from '../../responses/account.js';
 
+const priceOrNull = (usd: number | undefined): number | null => (usd === undefined ? null : priceToWire(usd));
+
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
 const DAY_MS = 86_400_000;
@@ -161,7 +163,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             quantity: toWire(o.quantity),
             quantityFilled: 0,
             status: o.status,
-            currentPriceUsd: ctx.market.price(o.coinId)?.priceUsd ?? null,
+            currentPriceUsd: priceOrNull(ctx.market.price(o.coinId)?.priceUsd),
           })),
           progression: progression(toAccountTotals(book.parts.totals)),
           fiat,

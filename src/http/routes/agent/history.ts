@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Decimal, toWire } from '../../../domain/money.js';
+import { Decimal, shareOf, toWire } from '../../../domain/money.js';
 import { readValuedBook } from '../../../services/equity.js';
 import { performanceRead, realizedPointsPart, tradesPart, type RealizedPoint, type TradeRow, type VenueStatsRow } from '../../../storage/account-repo.js';
 import { readBook, snapshotsPart } from '../../../storage/book-read-repo.js';
@@ -30,7 +30,6 @@ function venueRecord(rows: VenueStatsRow[]) {
   };
 }
 
-const share = (n: number, total: number) => (total === 0 ? null : toWire(new Decimal(n).div(total)));
 
 export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -173,9 +172,9 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             decisionIdEventCount: audit.decisionIdEventCount,
             missingRunIdCount: n - audit.runIdEventCount,
             missingDecisionIdCount: n - audit.decisionIdEventCount,
-            runTraceCoverage: share(audit.runIdEventCount, n),
-            decisionTraceCoverage: share(audit.decisionIdEventCount, n),
-            quoteBeforeTradeRate: share(audit.writesWithQuote, audit.writeCount),
+            runTraceCoverage: shareOf(audit.runIdEventCount, n),
+            decisionTraceCoverage: shareOf(audit.decisionIdEventCount, n),
+            quoteBeforeTradeRate: shareOf(audit.writesWithQuote, audit.writeCount),
           },
           asOf: new Date(ctx.clock.now()).toISOString(),
         };
