@@ -132,7 +132,7 @@ export async function settleMarketBatch(
           insert into closed_trades (key_id, wallet_id, venue, side, market, outcome, realized_pnl, closed_at, ref_type, ref_id, detail)
           select key_id, wallet_id, 'pm', side, source || '/' || event_slug, outcome_label,
             case when status = 'void_refunded' then null else pnl_musd end, ${now}::timestamptz, 'pm_position', id::text,
-            jsonb_build_object('status', status, 'stakeMusd', stake_musd, 'payoutMusd', payout_musd)
+            jsonb_build_object('positionId', id, 'status', status, 'stakeMusd', stake_musd, 'payoutMusd', payout_musd)
           from s returning 1
         ), d as (
           update arena_decisions d set

@@ -303,6 +303,9 @@ describe('positions, equity and settlement', () => {
       { side: 'no', realized_pnl: '-50', ref_id: String(no.id) },
       { side: 'yes', realized_pnl: null, ref_id: String(voided.id) },
     ]);
+    // the trade log names the position it settled, like futures rows do
+    const log = (await t.app.inject({ url: '/api/agent/trades?venue=pm', headers: bearer(key) })).json().trades as { detail: { positionId: number; status: string } }[];
+    expect(log.map((r) => r.detail.positionId).sort((x, y) => x - y)).toEqual([yes.id, no.id, voided.id].sort((x, y) => x - y));
 
     const dWon = (await findDecisionByPosition(t.ctx.database.db, String(yes.id)))!;
     expect(dWon.settlementLabel).toBe('won');
