@@ -45,12 +45,14 @@ export function decisionContentHash(artifact: Record<string, unknown>, fields: r
 
 /**
  * Brier of a 0..100 probability against the outcome (supplement §3.7); null while unknown.
- * Computed in decimal: 47/100 gave 0.22089999999999999 in floating point, 0.2209 here.
+ * Computed in decimal: 47/100 gave 0.22089999999999999 in floating point, 0.2209 here. The
+ * probability is read to 15 significant digits, as PostgreSQL's float8 → numeric does (the
+ * settlement computes the same in SQL): a stored 78.09999999999999 is 78.1.
  */
 export function brierOf(probability: number | null, label: SettlementLabel | null): number | null {
   if (probability === null || label === null || label === 'void') return null;
   const won = label === 'won' ? 1 : 0;
-  return new Decimal(probability).div(100).minus(won).pow(2).toNumber();
+  return new Decimal(probability).toSignificantDigits(15).div(100).minus(won).pow(2).toNumber();
 }
 
 /** Agent forecast minus market, in points; null without both (never inferred). */

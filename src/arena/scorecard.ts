@@ -122,7 +122,7 @@ export function trackA(input: TrackAInput) {
     sortino: round(sortino(r)),
     deflated_sharpe: round(deflatedSharpe(r)),
     max_drawdown_musd: toWire(maxDrawdown(r)),
-    brier_score: round(meanOrNull(input.pmEntries.map((e) => (e.probability / 100 - (e.won ? 1 : 0)) ** 2))),
+    brier_score: round(meanOrNull(input.pmEntries.map((e) => brierOf(e.probability, e.won ? 'won' : 'lost')!))),
     calibration_error: round(calibrationError(input.pmEntries)),
     stop_coverage: null,
     evidence_coverage: null,

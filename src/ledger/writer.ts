@@ -26,6 +26,8 @@ export interface LedgerWriterOptions {
   maxBackoffMs?: number;
   /** At most one report per kind in this window (the counters in `stats()` are exact). */
   warnEveryMs?: number;
+  /** How long `enqueueAndStore` waits for its row to be stored (default 2 s). */
+  storeWaitMs?: number;
   onProblem?: (problem: LedgerProblem) => void;
 }
 
@@ -124,9 +126,10 @@ export class LedgerWriter {
 
   /**
    * Queues a row and writes it now, with whatever else is queued (concurrent callers share one
-   * insert): resolves true once it is stored, false when it is not (refused, or the store is
-   * failing — then it stays queued for the retries and no new attempt is made here, so a down
-   * store costs a caller nothing). Never rejects.
+   * insert): resolves true once it is stored, false when it is not — refused, or the store is
+   * failing (the row stays queued for the back-off retries; a caller never retries itself, also
+   * not after an insert it waited for failed), or not stored within `storeWaitMs` (it may land
+   * later). Never rejects.
    */
   async enqueueAndStore(row: LedgerInsert): Promise<boolean> {
     const queued = this.push(row);
@@ -135,7 +138,13 @@ export class LedgerWriter {
       this.schedule(this.backoffMs());
       return false;
     }
-    await this.flush();
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.options.storeWaitMs ?? 2_000);
+      timer.unref();
+    });
+    await Promise.race([this.flush({ retry: false }), gaveUp]);
+    clearTimeout(timer);
     return queued.stored === true;
   }
 
@@ -195,10 +204,12 @@ export class LedgerWriter {
    * rejects. Rows queued later do not extend the wait (a reader calling this under load would
    * otherwise chase a queue that never empties), and concurrent callers share the batches.
    */
-  async flush(): Promise<void> {
+  async flush(options: { retry?: boolean } = {}): Promise<void> {
     const through = this.enqueued;
     for (;;) {
       while (this.flushing) await this.flushing;
+      // after a failed insert, only the back-off timer tries again (unless the caller insists)
+      if (options.retry === false && this.consecutiveFailures > 0) return;
       if (this.queue.length === 0 || this.queue[0]!.n > through) return;
       const batch = this.queue.splice(0, this.maxBatch);
       for (const q of batch) this.queuedBytes -= q.bytes;

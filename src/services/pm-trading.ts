@@ -7,7 +7,7 @@ import { floorBlockReasons, isOpenAt, pmQuality, qualityGateReasons, shapeBlockR
 import { chosenSideMid, complementPoints, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
 import { Decimal, orderAmount, toWire } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
-import { venueMarketOf, type VenueMarketRead } from '../pm/api.js';
+import { readVenueMarket, venueMarketOf, type VenueMarketRead } from '../pm/api.js';
 import { decisionSupport, type DecisionSupport } from '../pm/decision-support.js';
 import { chosenSideReference, keyOf, pmReadModel } from '../pm/read-model.js';
 import { decisionInsertRow, recordDecision } from '../storage/arena-decisions-repo.js';
@@ -121,13 +121,15 @@ export function entryContext(p: PmPricing, reference: SideReference) {
 
 /**
  * The market a quote prices, from the process's PM snapshot (at most SNAPSHOT_TTL_MS behind the
- * database, like discover and the event pages) rather than a query per quote; an open re-reads
- * its market inside its transaction.
+ * database, like discover and the event pages) rather than a query per quote; a market the
+ * snapshot does not hold yet (just listed) is read from the database. An open re-reads its
+ * market inside its transaction.
  */
 export async function loadMarketOr404(database: Database, clock: Clock, source: string, slug: string): Promise<VenueMarketRead> {
   const row = (await pmReadModel(database, clock).snapshot()).byKey.get(keyOf({ source, slug }));
-  if (!row) throw notFound('event_not_found', `no event ${source}/${slug}`);
-  return venueMarketOf(row, clock.now());
+  const market = row ? venueMarketOf(row, clock.now()) : await readVenueMarket(database, clock, source, slug);
+  if (!market) throw notFound('event_not_found', `no event ${source}/${slug}`);
+  return market;
 }
 
 /** The quote body (supplement 1.9) without the observation. */

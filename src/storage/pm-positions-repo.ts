@@ -101,9 +101,10 @@ export async function settleMarketBatch(
     : sql`(case when p.side = 'yes' then p.outcome_external_id = ${winner} else p.outcome_external_id <> ${winner} end)`;
   const status = winner === null ? sql`'void_refunded'` : sql`case when ${won} then 'won' else 'lost' end`;
   const payout = winner === null ? sql`p.stake_musd` : sql`case when ${won} then p.shares_musd else 0::numeric end`;
+  // in numeric, like brierOf's decimal: float8 gave 0.22089999999999999 for 47 against a loss
   const brier = (column: SQL) =>
     sql`case when s.status = 'void_refunded' or ${column} is null then null
-          else (${column} / 100 - (case when s.status = 'won' then 1 else 0 end)) * (${column} / 100 - (case when s.status = 'won' then 1 else 0 end)) end`;
+          else power(${column}::numeric / 100 - (case when s.status = 'won' then 1 else 0 end), 2)::float8 end`;
   const [row] = await queryRows<{ n: number }>(
     tx,
     sql`with picked as (

@@ -309,14 +309,14 @@ describe('positions, equity and settlement', () => {
 
     const dWon = (await findDecisionByPosition(t.ctx.database.db, String(yes.id)))!;
     expect(dWon.settlementLabel).toBe('won');
-    expect(dWon.brier).toBeCloseTo(brierOf(a.p, 'won')!, 12);
-    expect(dWon.agentBrier).toBeCloseTo(brierOf(80, 'won')!, 12);
+    expect(dWon.brier).toBe(brierOf(a.p, 'won')); // the settlement's SQL and brierOf agree to the last digit
+    expect(dWon.agentBrier).toBe(brierOf(80, 'won'));
     expect(dWon.edgePoints).toBeCloseTo(80 - a.p, 6);
     expect(dWon.settledAt).toBe(won.settledAt);
     expect(Number(dWon.pnlMusd)).toBeCloseTo(yes.sharesMusd - 100, 6);
     const dLost = (await findDecisionByPosition(t.ctx.database.db, String(no.id)))!;
     expect(dLost).toMatchObject({ settlementLabel: 'lost', agentBrier: null, edgePoints: null });
-    expect(dLost.brier).toBeCloseTo(brierOf(100 - a.p, 'lost')!, 12);
+    expect(dLost.brier).toBe(brierOf(100 - a.p, 'lost'));
     const dVoid = (await findDecisionByPosition(t.ctx.database.db, String(voided.id)))!;
     expect(dVoid).toMatchObject({ settlementLabel: 'void', brier: null });
     // The hash still verifies after settlement (stamps are outside it), and records cannot be edited.

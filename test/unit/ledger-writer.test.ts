@@ -208,4 +208,32 @@ describe('LedgerWriter fault isolation', () => {
     const strict = new LedgerWriter(store, { flushMs: 60_000 });
     expect(await strict.enqueueAndStore(row(666))).toBe(false);
   });
+
+  it('calls waiting behind an insert that fails make no attempt of their own: one attempt, all answer false', async () => {
+    let attempts = 0;
+    let fail: () => void = () => {};
+    const writer = new LedgerWriter(
+      {
+        insert: async () => {
+          attempts += 1;
+          await new Promise<void>((_resolve, reject) => (fail = () => reject(new Error('connection reset'))));
+        },
+      },
+      { flushMs: 60_000, maxBackoffMs: 60_000 },
+    );
+    const first = writer.enqueueAndStore(row(2));
+    await Promise.resolve();
+    const waiting = [writer.enqueueAndStore(row(3)), writer.enqueueAndStore(row(3)), writer.enqueueAndStore(row(3))];
+    fail();
+    expect(await Promise.all([first, ...waiting])).toEqual([false, false, false, false]);
+    expect(attempts).toBe(1);
+    expect(writer.stats().queuedRows).toBe(4); // kept for the back-off retry
+  });
+
+  it('enqueueAndStore() gives up waiting after storeWaitMs (the answer goes out without the ledger headers)', async () => {
+    const writer = new LedgerWriter({ insert: () => new Promise<void>(() => {}) }, { flushMs: 60_000, storeWaitMs: 30 });
+    const started = Date.now();
+    expect(await writer.enqueueAndStore(row(2))).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
 });

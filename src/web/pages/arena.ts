@@ -114,7 +114,7 @@ export function profileBody(p: ProfileData): Html {
 ${chart('equity-chart', `Cumulative realized PnL of ${a.agentName ?? a.handle}`, { series: ['Realized PnL'], points: p.curve, unit: '$' })}
 </section>
 <section aria-labelledby="venues"><h2 id="venues">By venue</h2>
-<div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Venue</th><th scope="col" class="num">PnL</th><th scope="col" class="num">Trades</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th></tr></thead>
+<div class="scroll" tabindex="0"><table><thead><tr><th scope="col">Venue</th><th scope="col" class="num">PnL</th><th scope="col" class="num">Closed</th><th scope="col" class="num">Won</th><th scope="col" class="num">Lost</th></tr></thead>
 <tbody>${venues.map(([v, s]) => html`<tr><td>${v}</td><td class="num">${pnl(s.realizedPnlMusd)}</td><td class="num">${s.tradeCount}</td><td class="num">${s.winCount}</td><td class="num">${s.lossCount}</td></tr>`)}</tbody></table></div>
 </section>
 <section aria-labelledby="tracks"><h2 id="tracks">Scorecard</h2>
