@@ -140,6 +140,8 @@ function openPostgres(url: string, poolMax: number, onQuery?: QueryObserver, cac
     connectionString: url,
     max: poolMax,
     idleTimeoutMillis: 30_000,
+    // a database that does not answer a connect fails the request (503) instead of holding it
+    connectionTimeoutMillis: 10_000,
     ...(cache ? { onConnect: (client: pg.PoolClient) => signalBookChanges(client, cache) } : {}),
   } as pg.PoolConfig);
   // every statement, the pool's own included, goes through a client's query()

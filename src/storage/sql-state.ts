@@ -6,3 +6,23 @@ export function sqlStateOf(error: unknown): string | null {
   }
   return null;
 }
+
+/** Socket errors of a database that cannot be reached (Node's codes). */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+/** SQLSTATEs of a server that is not taking work now: connection exceptions, shutdown, start-up, no free connection. */
+const UNAVAILABLE_STATE = /^08|^57P0[123]$|^53300$/;
+/** The pg pool's own words for a lost connection or a connect timeout. */
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect/i;
+
+/**
+ * True when a driver error says the database cannot be reached now — not that the statement
+ * was wrong: a request failing so is worth retrying (503), not a bug (500).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_STATE.test(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
+  }
+  return false;
+}

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '../errors.js';
 import { UNKNOWN_PARAM_CODES } from '../unknown-param.js';
+import { isDatabaseUnavailable } from '../../storage/sql-state.js';
 
 /** Names the offending field of a schema validation failure, e.g. `body.quantity` or `query.limit`. */
 function fieldOf(error: FastifyError): string {
@@ -56,6 +57,10 @@ export function installErrorHandling(app: FastifyInstance, pageNotFound?: (reque
     if (status >= 400 && status < 500) {
       const message = error instanceof SyntaxError || /JSON/i.test(error.message) ? 'the body is not valid JSON' : error.message;
       return reply.status(status).send({ error: 'invalid_request', message, field: 'body' });
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply.status(503).header('Retry-After', '5').send({ error: 'database_unavailable', message: 'the database cannot be reached right now; retry in a few seconds' });
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.status(500).send({ error: 'internal_error', message: 'an unexpected error occurred' });
