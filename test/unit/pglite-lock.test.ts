@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows } from '../../src/storage/db.js';
 import { initPgliteDir } from '../../src/storage/pglite-init.js';
-import { PgliteDirLockedError } from '../../src/storage/pglite-lock.js';
+import { isZombie, PgliteDirLockedError } from '../../src/storage/pglite-lock.js';
 
 /** One process at a time on an embedded PGlite directory (src/storage/pglite-lock.ts). */
 const root = mkdtempSync(join(tmpdir(), 'paper-arena-lock-'));
@@ -63,6 +63,22 @@ describe('embedded database lock', () => {
       expect(await queryRows(reopened.db, sql`select count(*)::int as n from lock_probe`)).toEqual([{ n: 0 }]);
     } finally {
       await reopened.close();
+    }
+  }, 60_000);
+
+  it.runIf(process.platform === 'linux')('takes over from a holder killed but not yet reaped by its parent (a zombie)', async () => {
+    // `sleep` never waits for children: the holder it is left with stays a zombie once killed
+    const parent = spawn('sh', ['-c', 'sleep 300 & echo $!; exec sleep 300'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const holder = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk).trim()))));
+    try {
+      process.kill(holder, 'SIGKILL');
+      await expect.poll(() => isZombie(holder), { timeout: 5_000, interval: 20 }).toBe(true);
+      writeFileSync(lockFile, `${holder}\n`);
+      const reopened = await open();
+      await reopened.close();
+      expect(existsSync(lockFile)).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
     }
   }, 60_000);
 
