@@ -73,11 +73,13 @@ export async function resolvedMarketsWithOpenPositions(db: Queryable): Promise<P
  * positions: no venue snapshot resolved them (a venue stopped listing the market).
  */
 export async function staleMarketsWithOpenPositions(db: Queryable, endedBefore: Date): Promise<{ source: string; slug: string }[]> {
+  // a market without an end time counts from its last capture: no longer listed since then
   return queryRows<{ source: string; slug: string }>(
     db,
     sql`select distinct m.source, m.slug
         from pm_positions p join pm_markets m on m.source = p.source and m.slug = p.event_slug
-        where p.status = 'open' and m.resolution_state is null and m.end_at < ${endedBefore.toISOString()}::timestamptz`,
+        where p.status = 'open' and m.resolution_state is null
+          and coalesce(m.end_at, m.last_capture_at, m.first_seen_at) < ${endedBefore.toISOString()}::timestamptz`,
   );
 }
 

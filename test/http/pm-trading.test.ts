@@ -391,6 +391,24 @@ describe('markets no venue resolves', () => {
     expect((await findDecisionByPosition(t.ctx.database.db, String(lost.id)))!.settlementLabel).toBe('void');
     await booksBalanced();
   });
+
+  it('counts a market without an end time from its last capture: refunded 30 days after the venue stopped listing it', async () => {
+    const { key } = await t.newKey(['read', 'trade:pm']);
+    const [gone, listed] = [markets.at(-3)!, markets.at(-4)!];
+    const refunded = (await post(key, 'open', openBody(gone, { stakeMusd: 30 }))).json().position;
+    const kept = (await post(key, 'open', openBody(listed, { stakeMusd: 30 }))).json().position;
+    const noEnd = async (m: (typeof markets)[number], lastCapturedDaysAgo: number) =>
+      t.ctx.database.db.execute(
+        sql`update pm_markets set end_at = null, last_capture_at = ${new Date(t.clock.now() - lastCapturedDaysAgo * 86_400_000).toISOString()}::timestamptz where source = ${m.source} and slug = ${m.slug}`,
+      );
+    await noEnd(gone, 31);
+    await noEnd(listed, 0);
+    expect(await settlePmPositions(t.ctx.database, t.clock.now())).toBe(1);
+    const rows = (await t.app.inject({ method: 'GET', url: '/api/agent/positions/pm', headers: bearer(key) })).json().positions as Record<string, any>[];
+    expect(rows.find((r) => r.id === refunded.id)).toMatchObject({ status: 'void_refunded', voidReason: 'market_unresolved', payoutMusd: 30 });
+    expect(rows.find((r) => r.id === kept.id)).toMatchObject({ status: 'open' });
+    await booksBalanced();
+  });
 });
 
 describe('decisions dataset, artifact and event detail', () => {
