@@ -184,6 +184,7 @@ describe('POST /api/agent/futures/open', () => {
     const { key, keyId } = await t.newKey();
     expect((await open(key, { coinId: '1027', side: 'short', leverage: 5, marginMusd: 200 })).statusCode).toBe(201);
     t.market.set('1027', 2_200, t.clock.now());
+    const quoted = (await post(t, key, 'quote', { coinId: '1027', side: 'short', leverage: 5, marginMusd: 100 })).json();
     const add = await open(key, { coinId: '1027', side: 'short', leverage: 5, marginMusd: 100 });
     t.market.set('1027', 2_000, t.clock.now());
     expect(add.statusCode).toBe(200);
@@ -195,6 +196,7 @@ describe('POST /api/agent/futures/open', () => {
     expect(p.marginMusd).toBe(300);
     expect(p.notionalMusd).toBe(1500);
     expect(p.liquidationPrice).toBeCloseTo((1500 / size) * (1 + 1 / 5 - 0.005), 6);
+    expect(quoted.liquidationPrice).toBe(p.liquidationPrice); // the quote showed the merged position's
     const w = (await findWallet(t.ctx.database.db, keyId))!;
     expect(w.frozenFutures.toNumber()).toBe(300);
     expect(w.available.toNumber()).toBe(50_000 - 300 - 0.5 - 0.25);

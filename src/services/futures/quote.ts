@@ -1,5 +1,5 @@
-import { MAX_LEVERAGE, MIN_MARGIN_MUSD, openTerms, type FuturesSide } from '../../domain/futures/position-math.js';
-import { addBlockReasons, type AddTarget } from '../../domain/futures/decisions.js';
+import { addToPosition, MAX_LEVERAGE, MIN_MARGIN_MUSD, openTerms, type FuturesSide } from '../../domain/futures/position-math.js';
+import { addBlockReasons, positionState, type AddTarget } from '../../domain/futures/decisions.js';
 import { futuresExecutionModel } from '../../domain/execution-model.js';
 import type { CoinRef } from '../../domain/coin-ref.js';
 import { buildObservation } from '../../domain/observation.js';
@@ -32,7 +32,13 @@ export async function quoteFutures(
   // the book and the coin's open position in one read (none from the book cache); a key without a book has the starting cash
   const book = await readBook(db, req.keyId, { position: openPositionPart(req.coin.coinId) });
   const existing = (book?.parts.position ?? null) as AddTarget | null;
-  if (existing) blockReasons.push(...addBlockReasons(existing, req.side, leverage, read.mark ?? null, margin));
+  const addRefusals = existing ? addBlockReasons(existing, req.side, leverage, read.mark ?? null, margin) : [];
+  blockReasons.push(...addRefusals);
+  // an add merges into the open position: the liquidation price that matters is the merged one
+  const liquidation =
+    existing && read.mark && addRefusals.length === 0
+      ? addToPosition(positionState(existing), read.mark, margin).liquidationPrice
+      : (terms?.liquidationPrice ?? null);
   const available = book ? book.wallet.available : STARTING_CASH_MUSD;
   if (terms && margin.plus(terms.fee).gt(available)) blockReasons.push('insufficient_usdt_balance');
 
@@ -50,7 +56,7 @@ export async function quoteFutures(
     entryPrice: read.mark ? price(read.mark) : null,
     notionalMusd: toWire(margin.times(leverage)),
     sizeCoin: terms ? toWire(terms.sizeCoin) : null,
-    liquidationPrice: terms ? price(terms.liquidationPrice) : null,
+    liquidationPrice: liquidation ? price(liquidation) : null,
     maintenanceMarginRate: terms ? terms.maintenanceMarginRate.toNumber() : null,
     executionModel: futuresExecutionModel(fee),
     fill: null,
