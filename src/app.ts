@@ -1,4 +1,5 @@
 import { answerWhileClosing, closingOptions } from './http/closing.js';
+import { FailedKeyLookups } from './ratelimit/key-lookups.js';
 import { jsonBodiesOnly } from './http/json-body.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pmTradingRoutes } from './http/routes/agent/pm.js';
@@ -157,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimits,
     ledger,
     keyCache,
+    keyLookups: new FailedKeyLookups(rateLimits),
     adminToken: deps.adminToken,
     market: deps.market,
     marketReads: deps.marketReads ?? null,

@@ -4,6 +4,7 @@ import type { Database } from '../storage/db.js';
 import type { RateLimitStore } from '../ratelimit/store.js';
 import type { Clock } from '../util/clock.js';
 import type { LedgerWriter } from '../ledger/writer.js';
+import type { FailedKeyLookups } from '../ratelimit/key-lookups.js';
 import type { KeyCache } from '../services/key-cache.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import type { MarketReads } from '../marketdata/reads.js';
@@ -19,6 +20,8 @@ export interface AppContext {
   rateLimits: RateLimitStore;
   ledger: LedgerWriter;
   keyCache: KeyCache;
+  /** Unknown-key look-ups per address, refused past a limit (src/ratelimit/key-lookups.ts). */
+  keyLookups: FailedKeyLookups;
   adminToken: string;
   /** Prices and coins for engines and routes (in-memory reads). */
   market: MarketFeed;

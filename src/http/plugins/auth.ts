@@ -20,13 +20,22 @@ export function presentedKey(request: FastifyRequest): string | null {
   return null;
 }
 
-export async function resolveKey(ctx: AppContext, keyHash: string): Promise<AuthedKey | null> {
+/**
+ * The key with this hash, from the cache or the database; null when there is none. A client
+ * whose unknown keys cost too many look-ups this minute gets 429 without one (`ip`).
+ */
+export async function resolveKey(ctx: AppContext, keyHash: string, ip: string): Promise<AuthedKey | null> {
   const now = ctx.clock.now();
   const cached = ctx.keyCache.get(keyHash, now);
   if (cached) return cached;
+  const waitMs = ctx.keyLookups.waitMs(ip, ctx.budgetClock.now());
+  if (waitMs > 0) throw tooManyUnknownKeys(waitMs);
   const mark = ctx.keyCache.mark();
   const row = await findActiveKeyByHash(ctx.database.db, keyHash);
-  if (!row) return null;
+  if (!row) {
+    await ctx.keyLookups.failed(ip, ctx.budgetClock.now());
+    return null;
+  }
   const key: AuthedKey = {
     keyId: row.id,
     userId: row.userId,
@@ -39,6 +48,11 @@ export async function resolveKey(ctx: AppContext, keyHash: string): Promise<Auth
 }
 
 const invalidKey = () => new ApiError(401, 'unauthorized', 'the API key is invalid or revoked');
+
+function tooManyUnknownKeys(waitMs: number): ApiError {
+  const seconds = String(Math.max(1, Math.ceil(waitMs / 1000)));
+  return new ApiError(429, 'rate_limited', `too many unknown or revoked API keys from this address; retry after ${seconds} s`, { retryAfterSeconds: Number(seconds) }, { 'Retry-After': seconds });
+}
 
 /**
  * Resolves the key of every scoped route, applies its request budget, checks the route's scope
@@ -69,7 +83,7 @@ export function installAgentAuth(app: FastifyInstance, ctx: AppContext): void {
       const keyHash = hashKey(raw);
       const cached = ctx.keyCache.get(keyHash, ctx.clock.now());
       if (cached) return admit(request, reply, cached, done);
-      resolveKey(ctx, keyHash).then(
+      resolveKey(ctx, keyHash, request.ip).then(
         (key) => (key ? admit(request, reply, key, done) : done(invalidKey())),
         (error: Error) => done(error),
       );

@@ -92,6 +92,15 @@ export function keyBudgets(ctx: AppContext, tradeWrite: boolean): { requests: Ke
   };
 }
 
+/**
+ * One unit of the per-IP public budget for a call that is keyless only sometimes (`/mcp` without
+ * a key); resolves the 429 refusal, if the budget is spent. Sets the RateLimit-* headers.
+ */
+export function spendPublicBudget(ctx: AppContext, reply: FastifyReply, ip: string): Promise<Error | undefined> {
+  const budgets = [budget('ip:', ctx.config.publicRpm, 'public request budget')];
+  return new Promise((resolve) => consume(ctx, reply, budgets, ip, resolve));
+}
+
 /** Keyless public routes share one per-IP budget. */
 export function installPublicRateLimit(app: FastifyInstance, ctx: AppContext): void {
   const budgets = [budget('ip:', ctx.config.publicRpm, 'public request budget')];

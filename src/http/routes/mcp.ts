@@ -5,7 +5,9 @@ import type { Caller } from '../../mcp/dispatch.js';
 import type { McpRegistry } from '../../mcp/registry.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { AppContext } from '../context.js';
+import { ApiError } from '../errors.js';
 import { presentedKey, resolveKey } from '../plugins/auth.js';
+import { spendPublicBudget } from '../plugins/rate-limit.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -46,13 +48,16 @@ function malformedToolCall(body: unknown): { id: unknown; message: string } | nu
   return null;
 }
 
+/** A single message that calls a REST route in-process (whose own budget then counts it). */
+const callsRoute = (body: unknown): boolean => isObject(body) && (body.method === 'tools/call' || body.method === 'resources/read');
+
 /** The session's caller: keyless without a key; a bad key is refused like on REST (401). */
 async function callerOf(ctx: AppContext, request: FastifyRequest): Promise<Caller | string> {
   const raw = presentedKey(request);
   const caller = { key: null, ip: request.ip, requestId: request.id };
   if (raw === null) return caller;
   if (!looksLikeKey(raw)) return 'the API key is malformed';
-  if (!(await resolveKey(ctx, hashKey(raw)))) return 'the API key is invalid or revoked';
+  if (!(await resolveKey(ctx, hashKey(raw), request.ip))) return 'the API key is invalid or revoked';
   return { ...caller, key: raw };
 }
 
@@ -77,10 +82,20 @@ export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
   return async (app: FastifyInstance) => {
     app.setErrorHandler(bodyError);
     app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
-      const caller = await callerOf(ctx, request);
+      const caller = await callerOf(ctx, request).catch((error: unknown) => {
+        if (error instanceof ApiError) return error; // too many unknown keys from this address
+        throw error;
+      });
+      if (caller instanceof ApiError) return rpcError(reply.headers(caller.headers), caller.statusCode, caller.code, caller.message);
       if (typeof caller === 'string') {
         reply.header('www-authenticate', 'Bearer error="invalid_token"');
         return rpcError(reply, 401, 'unauthorized', caller);
+      }
+      // keyless messages count against the address's public budget; tool calls and resource reads
+      // spend it in the REST route they call, so only the others (initialize, lists) are counted here
+      if (caller.key === null && !callsRoute(request.body)) {
+        const refusal = await spendPublicBudget(ctx, reply, request.ip);
+        if (refusal instanceof ApiError) return rpcError(reply.headers(refusal.headers), refusal.statusCode, refusal.code, refusal.message);
       }
       const malformed = malformedToolCall(request.body);
       if (malformed) {

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAILED_KEY_LOOKUPS_PER_MINUTE } from '../../src/ratelimit/key-lookups.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+/** Limits on what a client without a valid key can make the server do (security audit). */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ config: { publicRpm: 3 } });
+});
+afterAll(async () => t.close());
+
+const randomKey = (i: number) => `sk_live_${String(i).padStart(43, 'x')}`;
+const me = (key: string, ip: string) => t.app.inject({ url: '/api/agent/me', headers: { authorization: `Bearer ${key}` }, remoteAddress: ip });
+const mcp = (ip: string, body: object, key?: string) =>
+  t.app.inject({
+    method: 'POST',
+    url: '/mcp',
+    remoteAddress: ip,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    payload: body,
+  });
+
+describe('unknown keys', () => {
+  it(`cost a database look-up each only ${FAILED_KEY_LOOKUPS_PER_MINUTE} times a minute per address; then 429 until the minute ends`, async () => {
+    const { key } = await t.newKey(['read']);
+    expect((await me(key, '198.51.100.7')).statusCode).toBe(200); // cached from now on
+    for (let i = 0; i < FAILED_KEY_LOOKUPS_PER_MINUTE; i += 1) expect((await me(randomKey(i), '198.51.100.7')).statusCode).toBe(401);
+    const refused = await me(randomKey(999), '198.51.100.7');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ error: 'rate_limited' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await me(key, '198.51.100.7')).statusCode).toBe(200); // a cached key is not affected
+    expect((await me(randomKey(999), '198.51.100.8')).statusCode).toBe(401); // another address is
+    const overMcp = await mcp('198.51.100.7', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, randomKey(1000));
+    expect(overMcp.statusCode).toBe(429);
+    expect(overMcp.json().error.data).toMatchObject({ error: 'rate_limited' });
+  });
+});
+
+describe('keyless MCP messages', () => {
+  it('count against the per-IP public budget (a key-holding session does not)', async () => {
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    for (let i = 0; i < 3; i += 1) expect((await mcp('203.0.113.9', list)).statusCode).toBe(200);
+    const refused = await mcp('203.0.113.9', list);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    expect(refused.json().error.data).toMatchObject({ error: 'rate_limited' });
+    const { key } = await t.newKey(['read']);
+    expect((await mcp('203.0.113.9', list, key)).statusCode).toBe(200);
+  });
+});
