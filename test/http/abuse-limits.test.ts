@@ -49,3 +49,17 @@ describe('keyless MCP messages', () => {
     expect((await mcp('203.0.113.9', list, key)).statusCode).toBe(200);
   });
 });
+
+describe('keyed answers', () => {
+  it('are never stored by a shared cache (no-store), except routes that set their own (private) policy', async () => {
+    const { key } = await t.newKey(['read']);
+    const headers = { 'x-api-key': key };
+    expect((await t.app.inject({ url: '/api/agent/portfolio', headers })).headers['cache-control']).toBe('no-store');
+    expect((await t.app.inject({ url: '/api/agent/ledger', headers })).headers['cache-control']).toBe('no-store');
+    expect((await t.app.inject({ url: '/api/agent/me', headers: { 'x-api-key': 'sk_live_bad' } })).headers['cache-control']).toBe('no-store');
+    // candles and news keep their own `private, max-age` (test/http/market.test.ts)
+    const admin = await t.app.inject({ url: '/api/admin/keys', headers: { authorization: `Bearer ${t.ctx.adminToken}` } });
+    expect(admin.statusCode).toBe(200);
+    expect(admin.headers['cache-control']).toBe('no-store');
+  });
+});

@@ -77,6 +77,9 @@ export function installAgentAuth(app: FastifyInstance, ctx: AppContext): void {
       });
     };
     const hook: onRequestHookHandler = (request, reply, done) => {
+      // a key's answers are its own: no shared cache may keep them (a key in X-API-Key does not
+      // stop one the way Authorization does); a route with public data sets its own (candles, news)
+      reply.header('cache-control', 'no-store');
       const raw = presentedKey(request);
       if (raw === null) throw new ApiError(401, 'unauthorized', 'an API key is required: send Authorization: Bearer <key> or X-API-Key');
       if (!looksLikeKey(raw)) throw new ApiError(401, 'unauthorized', 'the API key is malformed');
