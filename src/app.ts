@@ -6,6 +6,7 @@ import { pmTradingRoutes } from './http/routes/agent/pm.js';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import Fastify, { type FastifyInstance, type FastifySchema, type FastifySchemaCompiler } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { holdsApiKey } from './util/secrets.js';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config/env.js';
 import type { AppContext } from './http/context.js';
@@ -122,7 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      // an id that holds an API key would be echoed and logged: a fresh one instead
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) && !holdsApiKey(incoming) ? incoming : randomUUID();
     },
     ...closingOptions,
     // Plugins (the docs page among them) may take a while to start on a busy machine.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { handleFor } from '../domain/api-keys.js';
+import { redactOptional } from '../util/secrets.js';
 import {
   brierOf,
   contentHashFieldsFor,
@@ -174,13 +175,14 @@ export function decisionInsertRow(
     side: input.side ?? null,
     chosenOutcome: input.chosenOutcome ?? null,
     agentForecastProbability: forecast,
-    thesis: input.thesis ?? null,
+    // published: a key pasted into free text must not reach the public dataset
+    thesis: redactOptional(input.thesis),
     marketProbability: market,
     referenceProbability: prob('referenceProbability', input.referenceProbability),
     referenceVenueCount: input.referenceVenueCount ?? null,
     edgePoints: edgePointsOf(forecast, market),
-    runId: input.runId ?? null,
-    decisionId: input.decisionId ?? null,
+    runId: redactOptional(input.runId),
+    decisionId: redactOptional(input.decisionId),
     decisionContext: input.decisionContext ?? null,
     provenance: input.provenance != null ? stampProvenance(input.provenance) : null,
     createdAt: new Date(input.createdAtMs).toISOString(),

@@ -3,6 +3,7 @@ import { and, desc, eq, gte, sql, type SQL } from 'drizzle-orm';
 import { CASH_COIN_ID } from '../domain/money.js';
 import { queryRows, type Queryable, type Tx } from './db.js';
 import { deltaWindow } from './delta-window.js';
+import { redactApiKeys } from '../util/secrets.js';
 import { pmPositions } from './schema.js';
 
 export type PmPositionRow = typeof pmPositions.$inferSelect;
@@ -166,7 +167,8 @@ export async function publicHoldersOfMarket(db: Queryable, source: string, slug:
  * Serializes self-reports of one (key, client decisionId) and returns the uuid of the
  * record already kept for it, if any (opportunity dedup, supplement 1.11).
  */
-export async function lockAndFindOpportunity(tx: Tx, keyId: number, decisionId: string): Promise<string | null> {
+export async function lockAndFindOpportunity(tx: Tx, keyId: number, sentDecisionId: string): Promise<string | null> {
+  const decisionId = redactApiKeys(sentDecisionId); // as the record keeps it (arena-decisions-repo)
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`pm-opportunity:${keyId}:${decisionId}`}))`);
   const [row] = await queryRows<{ uuid: string }>(
     tx,

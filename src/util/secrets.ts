@@ -25,3 +25,9 @@ const API_KEY_TEXT = new RegExp(`${KEY_PREFIX}[A-Za-z0-9_]+`, 'g');
 export function redactApiKeys(text: string): string {
   return text.includes(KEY_PREFIX) ? text.replace(API_KEY_TEXT, `${KEY_PREFIX}[redacted]`) : text;
 }
+
+/** `redactApiKeys` over an optional text (trace fields, theses). */
+export const redactOptional = (text: string | null | undefined): string | null => (text == null ? null : redactApiKeys(text));
+
+/** Whether a text holds something shaped like an API key. */
+export const holdsApiKey = (text: string): boolean => text.includes(KEY_PREFIX);

@@ -63,3 +63,20 @@ describe('keyed answers', () => {
     expect(admin.headers['cache-control']).toBe('no-store');
   });
 });
+
+describe('API keys pasted into caller text', () => {
+  it('are redacted in the ledger trace fields and never echoed as a request id', async () => {
+    const { key } = await t.newKey(['read']);
+    const res = await t.app.inject({
+      url: '/api/agent/me',
+      headers: { authorization: `Bearer ${key}`, 'x-service-run-id': key, 'x-service-strategy-label': `token=${key}`, 'x-request-id': key },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-request-id']).not.toContain('sk_live_');
+    await t.ctx.ledger.flush();
+    const rows = (await t.app.inject({ url: '/api/agent/ledger?limit=5', headers: { authorization: `Bearer ${key}` } })).json().data as Record<string, unknown>[];
+    const traced = rows.find((r) => r.runId !== null)!;
+    expect(traced).toMatchObject({ runId: 'sk_live_[redacted]', strategyLabel: 'token=sk_live_[redacted]' });
+    expect(JSON.stringify(rows)).not.toContain(key);
+  });
+});

@@ -530,6 +530,19 @@ describe('POST /api/agent/pm/opportunity', () => {
     expect(stored.eventId).toBe(market.eventId);
     expect(decisionContentHash(stored as unknown as Record<string, unknown>, stored.contentHashFields)).toBe(stored.contentHash);
   });
+
+  it('keeps an API key pasted into a thesis or decisionId out of the public record, and still dedups the decisionId', async () => {
+    const { key } = await t.newKey(['read']);
+    const m = markets[0]!;
+    const body = { kind: 'forecast_only', source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, forecastProbability: 55, decisionId: `d-${key}`, thesis: `my key is ${key}` };
+    const first = await post(key, 'opportunity', body);
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ thesis: 'my key is sk_live_[redacted]' });
+    const stored = (await findDecisionByUuid(t.ctx.database.db, first.json().decisionUuid))!;
+    expect(JSON.stringify(stored)).not.toContain(key);
+    expect(decisionContentHash(stored as unknown as Record<string, unknown>, stored.contentHashFields)).toBe(stored.contentHash);
+    expect((await post(key, 'opportunity', body)).json()).toMatchObject({ decisionUuid: first.json().decisionUuid, idempotentReplay: true });
+  });
 });
 
 describe('GET /api/agent/pm/discover', () => {

@@ -12,6 +12,7 @@ import { LedgerIdBlocks } from '../../ledger/id-blocks.js';
 import { sanitize } from '../../ledger/summaries.js';
 import { type LedgerInsert, reserveLedgerIdBlock } from '../../storage/ledger-repo.js';
 import { uuidv7 } from '../../util/ids.js';
+import { redactOptional } from '../../util/secrets.js';
 import type { AppContext, TraceFields } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../schemas.js';
@@ -162,11 +163,12 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
       blockReasons:
         note.blockReasons ??
         (Array.isArray(bodyReasons) ? bodyReasons.filter((r): r is string => typeof r === 'string') : []),
-      runId: trace?.runId ?? null,
-      decisionId: trace?.decisionId ?? null,
-      strategyLabel: trace?.strategyLabel ?? null,
+      // trace text is the caller's: an API key pasted into it is redacted like in the summaries
+      runId: redactOptional(trace?.runId),
+      decisionId: redactOptional(trace?.decisionId),
+      strategyLabel: redactOptional(trace?.strategyLabel),
       confidence: trace?.confidence ?? null,
-      rationaleSummary: trace?.rationaleSummary ?? null,
+      rationaleSummary: redactOptional(trace?.rationaleSummary),
       startedAt: new Date(startedAtMs),
       completedAt: new Date(completedAtMs),
     };
