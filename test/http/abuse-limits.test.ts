@@ -11,7 +11,7 @@ afterAll(async () => t.close());
 
 const randomKey = (i: number) => `sk_live_${String(i).padStart(43, 'x')}`;
 const me = (key: string, ip: string) => t.app.inject({ url: '/api/agent/me', headers: { authorization: `Bearer ${key}` }, remoteAddress: ip });
-const mcp = (ip: string, body: object, key?: string) =>
+const mcp = (ip: string, body: object | string, key?: string) =>
   t.app.inject({
     method: 'POST',
     url: '/mcp',
@@ -78,5 +78,18 @@ describe('API keys pasted into caller text', () => {
     const traced = rows.find((r) => r.runId !== null)!;
     expect(traced).toMatchObject({ runId: 'sk_live_[redacted]', strategyLabel: 'token=sk_live_[redacted]' });
     expect(JSON.stringify(rows)).not.toContain(key);
+  });
+});
+
+describe('MCP messages nested without end', () => {
+  it('are refused with a JSON-RPC invalid request (400), not the parser stack overflowing into -32603', async () => {
+    const deep = `${'['.repeat(5_000)}1${']'.repeat(5_000)}`; // as text: JSON.stringify itself would overflow
+    const res = await mcp('192.0.2.44', `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"arena_leaderboard","arguments":{"x":${deep}}}}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: -32600, data: { error: 'invalid_request' } });
+    let fine: unknown = 1;
+    for (let i = 0; i < 20; i += 1) fine = [fine];
+    const ok = await mcp('192.0.2.45', { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'arena_leaderboard', arguments: { x: fine } } });
+    expect(ok.statusCode).toBe(200); // a tool error about the unknown argument, if any — not a refusal of the message
   });
 });

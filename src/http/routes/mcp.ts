@@ -36,6 +36,21 @@ function bodyError(error: FastifyError, _request: FastifyRequest, reply: Fastify
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Deeper messages are refused: the SDK's parser recursed until the stack overflowed (-32603 with its text). */
+const MAX_MESSAGE_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays more than `limit` levels deep (walked without recursion). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * A `tools/call` whose params cannot name a call (no tool name, arguments not an object): the SDK
  * would answer -32603 with its parser's dump; JSON-RPC says -32602 (invalid params).
@@ -82,6 +97,9 @@ export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
   return async (app: FastifyInstance) => {
     app.setErrorHandler(bodyError);
     app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
+      if (nestedDeeperThan(request.body, MAX_MESSAGE_DEPTH)) {
+        return rpcError(reply, 400, 'invalid_request', `the message nests more than ${MAX_MESSAGE_DEPTH} levels deep`, INVALID_REQUEST);
+      }
       const caller = await callerOf(ctx, request).catch((error: unknown) => {
         if (error instanceof ApiError) return error; // too many unknown keys from this address
         throw error;
