@@ -65,5 +65,23 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // the plugin's own CSP (its inline scripts by hash), not to be framed (clickjacking); inline
+    // styles allowed (the UI sets them as it renders; with hashes listed 'unsafe-inline' would be
+    // ignored, so the style directive is replaced whole); no upgrade-insecure-requests, which
+    // would send a plain-HTTP install's assets to https
+    staticCSP: true,
+    transformStaticCSP: (header) =>
+      header
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        .replace(/style-src [^;]*;/, "style-src 'self' 'unsafe-inline';")
+        .replace(/\s*upgrade-insecure-requests;?/, ''),
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('x-content-type-options', 'nosniff');
+        done();
+      },
+    },
+  });
 }

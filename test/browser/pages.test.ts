@@ -307,6 +307,26 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     });
   });
 
+  it('API docs (Swagger UI) render under their own CSP, which forbids framing', async () => {
+    const strict = await browser.newContext(); // CSP enforced: a blocked script shows as a console error
+    const page = await strict.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    try {
+      const response = await page.goto(`${server.base}/docs`, { waitUntil: 'load' });
+      const headers = response!.headers();
+      expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      await page.waitForSelector('.swagger-ui .info .title', { timeout: 20_000 });
+      expect(await page.textContent('.swagger-ui .info .title')).toContain('Paper Arena');
+      expect(problems, problems.join('\n')).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('console: signs in, creates a key shown once, revokes it (then 401), creates a competition and an entry', async () => {
     await visit('console', '/console', async (page) => {
       page.on('dialog', (d) => void d.accept());
