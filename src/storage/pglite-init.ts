@@ -6,7 +6,7 @@
  * the finished directory (under a second, a third of the memory).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { lockPgliteDir } from './pglite-lock.js';
 import { copyPgliteTemplate } from './pglite-template.js';
@@ -25,7 +25,26 @@ await client.close();
  * copy, the second replacing the files the first has already opened.
  */
 export async function initPgliteDir(dir: string): Promise<'existing' | 'copied' | 'created'> {
-  if (dir === 'memory://' || existsSync(join(dir, 'PG_VERSION'))) return 'existing';
+  if (dir === 'memory://') return 'existing';
+  const result = await initCluster(dir);
+  keepPrivate(dir);
+  return result;
+}
+
+/**
+ * The database holds private ledgers and key hashes: only its owner may enter its directory,
+ * as PostgreSQL demands of its data directory (files inside keep the process's umask).
+ */
+function keepPrivate(dir: string): void {
+  try {
+    chmodSync(dir, 0o700);
+  } catch {
+    // not ours to change (another owner): left as the operator set it
+  }
+}
+
+async function initCluster(dir: string): Promise<'existing' | 'copied' | 'created'> {
+  if (existsSync(join(dir, 'PG_VERSION'))) return 'existing';
   const unlock = lockPgliteDir(dir);
   try {
     if (existsSync(join(dir, 'PG_VERSION'))) return 'existing';

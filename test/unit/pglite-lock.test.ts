@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -95,5 +95,10 @@ describe('embedded database lock', () => {
     expect(await initPgliteDir(emptyDir)).not.toBe('existing');
     expect(existsSync(join(emptyDir, 'PG_VERSION'))).toBe(true);
     expect(existsSync(`${emptyDir}.lock`)).toBe(false);
+    // private ledgers and key hashes inside: only the owner may enter (an existing one is tightened too)
+    expect(statSync(emptyDir).mode & 0o777).toBe(0o700);
+    chmodSync(emptyDir, 0o755);
+    expect(await initPgliteDir(emptyDir)).toBe('existing');
+    expect(statSync(emptyDir).mode & 0o777).toBe(0o700);
   }, 60_000);
 });
