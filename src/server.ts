@@ -150,6 +150,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  stopWithLauncher(() => void shutdown('SIGTERM'));
 
   if (scheduler) {
     // Ready means data: the first PM ingest (and on an empty database its back-fill) runs now, not
@@ -161,4 +162,21 @@ export async function runServer(config: Config, role: Role): Promise<void> {
       .catch((error: unknown) => app.log.warn({ err: error }, 'first PM ingest failed'))
       .finally(() => scheduler.start());
   }
+}
+
+/**
+ * Under `npm start` the server is a child of npm's shell: a SIGTERM sent to npm (a supervisor, a
+ * container stop) ends npm and the shell but is not passed on, and the server went on serving,
+ * orphaned, until a hard kill. Run by npm, a server whose parent is gone stops as on SIGTERM.
+ * (Started any other way, a parent that exits is no reason to stop.)
+ */
+function stopWithLauncher(stop: () => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop();
+  }, 500);
+  watch.unref();
 }

@@ -36,6 +36,8 @@ function quotedWrites(rows: ManifestRow[]): ManifestRow[] {
   });
 }
 
+/** Rows one ledger-retention batch deletes (a run deletes batches until none is left, up to PRUNE_BATCHES_PER_RUN). */
+export const PRUNE_BATCH_MAX = 5000;
 export const RETENTION_DAYS = 90;
 
 function tally(values: (string | null)[]): { value: string; count: number }[] {
@@ -146,7 +148,7 @@ export function buildRunManifest(input: {
       retentionDays: RETENTION_DAYS,
       runListScanLimit: input.maxRows,
       exportMaxRows: input.maxRows,
-      pruneBatchMax: 5000,
+      pruneBatchMax: PRUNE_BATCH_MAX,
       policy: `ledger rows are kept at least ${RETENTION_DAYS} days`,
     },
     executionAssumptions: {

@@ -1,9 +1,10 @@
-import { RETENTION_DAYS } from '../ledger/run-manifest.js';
+import { PRUNE_BATCH_MAX, RETENTION_DAYS } from '../ledger/run-manifest.js';
 import { pmSettlementJob } from '../services/pm-trading-settlement.js';
 import type { Database } from '../storage/db.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import { pmJobs, type PmJobConfig } from '../pm/jobs.js';
 import { pruneLedgerRows } from '../storage/ledger-repo.js';
+import { vacuumDatabase } from '../storage/maintenance.js';
 import type { Job } from './scheduler.js';
 import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.js';
 import { matchRestingOrders, SPOT_MATCHING_INTERVAL_MS } from './spot-matching.js';
@@ -15,9 +16,15 @@ import { pmForecasterJob } from '../services/house-pm-forecaster.js';
 import { systemClock, type Clock } from '../util/clock.js';
 
 const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-const PRUNE_BATCH_MAX = 5000;
+/**
+ * Batches one ledger-retention run may delete: 20 × 5,000 every 10 minutes is 600,000 rows an
+ * hour (one key at the default 120 requests a minute writes 7,200; one batch an hour fell behind).
+ */
+const PRUNE_BATCHES_PER_RUN = 20;
+const RETENTION_INTERVAL_MS = 10 * MINUTE_MS;
+/** PGlite runs no autovacuum: rows updated in place (PM markets every ingest) left their old versions behind for good. */
+const VACUUM_INTERVAL_MS = 10 * MINUTE_MS;
 
 export interface JobDeps {
   database: Database;
@@ -44,9 +51,12 @@ export function buildJobs(deps: JobDeps): Job[] {
   const jobs: Job[] = [
     {
       name: 'ledger-retention',
-      intervalMs: HOUR_MS,
+      intervalMs: RETENTION_INTERVAL_MS,
       async run(nowMs) {
-        await pruneLedgerRows(deps.database.db, new Date(nowMs - RETENTION_DAYS * DAY_MS), PRUNE_BATCH_MAX);
+        const before = new Date(nowMs - RETENTION_DAYS * DAY_MS);
+        for (let batch = 0; batch < PRUNE_BATCHES_PER_RUN; batch += 1) {
+          if ((await pruneLedgerRows(deps.database.db, before, PRUNE_BATCH_MAX)) < PRUNE_BATCH_MAX) break;
+        }
       },
     },
     {
@@ -72,6 +82,9 @@ export function buildJobs(deps: JobDeps): Job[] {
   if (deps.houseAgents !== false) {
     const profile = deps.config?.simProfile ?? 'realistic';
     jobs.push(pmForecasterJob({ database: deps.database, clock, profile, pmOpenEnabled: deps.pmOpenEnabled }));
+  }
+  if (deps.database.kind === 'pglite') {
+    jobs.push({ name: 'pglite-vacuum', intervalMs: VACUUM_INTERVAL_MS, run: () => vacuumDatabase(deps.database.db) });
   }
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;

@@ -1,0 +1,60 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PRUNE_BATCH_MAX, RETENTION_DAYS } from '../../src/ledger/run-manifest.js';
+import { queryRows } from '../../src/storage/db.js';
+import { buildJobs } from '../../src/workers/jobs.js';
+import type { Job } from '../../src/workers/scheduler.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+let t: TestApp;
+let jobs: Job[];
+beforeAll(async () => {
+  t = await createTestApp();
+  jobs = buildJobs({ database: t.ctx.database, market: t.market, clock: t.clock, houseAgents: false });
+}, 180_000);
+afterAll(async () => t.close());
+
+const job = (name: string) => jobs.find((j) => j.name === name);
+const count = async (where: ReturnType<typeof sql>) => (await queryRows<{ n: number }>(t.ctx.database.db, sql`select count(*)::int as n from ledger_events where ${where}`))[0]!.n;
+
+describe('ledger retention', () => {
+  it('deletes every row past the retention window in one run, in batches, however many there are', async () => {
+    const { keyId } = await t.newKey();
+    const old = new Date(t.clock.now() - (RETENTION_DAYS + 1) * 86_400_000).toISOString();
+    const recent = new Date(t.clock.now() - 86_400_000).toISOString();
+    const rows = (n: number, at: string) =>
+      t.ctx.database.db.execute(sql`insert into ledger_events (id, key_id, method, endpoint, event_type, ledger_status, block_reasons, started_at)
+        select gen_random_uuid(), ${keyId}, 'GET', '/api/agent/me', 'read', 'success', '{}', ${at}::timestamptz from generate_series(1, ${n})`);
+    await rows(PRUNE_BATCH_MAX * 2 + 500, old); // more than one batch: an hourly single batch fell behind a busy key
+    await rows(7, recent);
+    await job('ledger-retention')!.run(t.clock.now());
+    expect(await count(sql`key_id = ${keyId} and started_at < ${old}::timestamptz + interval '1 second'`)).toBe(0);
+    expect(await count(sql`key_id = ${keyId}`)).toBe(7);
+  });
+});
+
+describe('PGlite vacuum', () => {
+  it('keeps a table updated in place from growing without bound (PGlite has no autovacuum); PostgreSQL needs no such job', async () => {
+    if (t.ctx.database.kind !== 'pglite') {
+      expect(job('pglite-vacuum')).toBeUndefined();
+      return;
+    }
+    const vacuum = job('pglite-vacuum')!;
+    const db = t.ctx.database.db;
+    await db.execute(sql`create table churn (id int primary key, v int, pad text)`);
+    await db.execute(sql`insert into churn select g, 0, repeat('x', 200) from generate_series(1, 2000) g`);
+    const size = async () => (await queryRows<{ s: number }>(db, sql`select pg_total_relation_size('churn')::int as s`))[0]!.s;
+    const churn = async (times: number) => {
+      for (let i = 0; i < times; i += 1) await db.execute(sql`update churn set v = v + 1`);
+    };
+    await churn(5);
+    await vacuum.run(t.clock.now());
+    const settled = await size();
+    for (let round = 0; round < 3; round += 1) {
+      await churn(5);
+      await vacuum.run(t.clock.now());
+    }
+    // without the vacuum each round of 5 rewrites adds about 5 table copies
+    expect(await size()).toBeLessThanOrEqual(settled * 1.5);
+  });
+});
