@@ -4,7 +4,7 @@ import type { Database } from '../storage/db.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import { pmJobs, type PmJobConfig } from '../pm/jobs.js';
 import { pruneLedgerRows } from '../storage/ledger-repo.js';
-import { vacuumDatabase } from '../storage/maintenance.js';
+import { vacuumRewrittenTables } from '../storage/maintenance.js';
 import type { Job } from './scheduler.js';
 import { EQUITY_SNAPSHOT_INTERVAL_MS, snapshotEquity } from './equity-snapshots.js';
 import { matchRestingOrders, SPOT_MATCHING_INTERVAL_MS } from './spot-matching.js';
@@ -84,7 +84,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     jobs.push(pmForecasterJob({ database: deps.database, clock, profile, pmOpenEnabled: deps.pmOpenEnabled }));
   }
   if (deps.database.kind === 'pglite') {
-    jobs.push({ name: 'pglite-vacuum', intervalMs: VACUUM_INTERVAL_MS, run: () => vacuumDatabase(deps.database.db) });
+    jobs.push({ name: 'pglite-vacuum', intervalMs: VACUUM_INTERVAL_MS, run: () => vacuumRewrittenTables(deps.database.db) });
   }
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;

@@ -34,18 +34,21 @@ describe('ledger retention', () => {
 });
 
 describe('PGlite vacuum', () => {
-  it('keeps a table updated in place from growing without bound (PGlite has no autovacuum); PostgreSQL needs no such job', async () => {
+  it('keeps pm_markets, rewritten by every ingest, from growing without bound (PGlite has no autovacuum); PostgreSQL needs no such job', async () => {
     if (t.ctx.database.kind !== 'pglite') {
       expect(job('pglite-vacuum')).toBeUndefined();
       return;
     }
     const vacuum = job('pglite-vacuum')!;
     const db = t.ctx.database.db;
-    await db.execute(sql`create table churn (id int primary key, v int, pad text)`);
-    await db.execute(sql`insert into churn select g, 0, repeat('x', 200) from generate_series(1, 2000) g`);
-    const size = async () => (await queryRows<{ s: number }>(db, sql`select pg_total_relation_size('churn')::int as s`))[0]!.s;
+    await db.execute(sql`insert into pm_markets (source, slug, market_id, title, category, kind, status, outcomes, volume, volume24h, liquidity,
+        resolved_at_verified, coin_ids, topics, spark, updated_at)
+      select 'polymarket', 'churn-' || g, 'm' || g, repeat('x', 200), 'crypto', 'binary', 'open', '[]'::jsonb, 0, 0, 0,
+        false, '[]'::jsonb, '[]'::jsonb, '[]'::jsonb, now() from generate_series(1, 2000) g`);
+    const size = async () => (await queryRows<{ s: number }>(db, sql`select pg_relation_size('pm_markets')::int as s`))[0]!.s;
+    // what every PM ingest does: each market row rewritten
     const churn = async (times: number) => {
-      for (let i = 0; i < times; i += 1) await db.execute(sql`update churn set v = v + 1`);
+      for (let i = 0; i < times; i += 1) await db.execute(sql`update pm_markets set updated_at = now(), volume = volume + 1`);
     };
     await churn(5);
     await vacuum.run(t.clock.now());
