@@ -3,13 +3,15 @@
  * plugin, the scheduler and the SSE hub record into it; gauges that describe state (pool,
  * ledger queue, market freshness) are read at scrape time from the app that serves them.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HttpMetricsSource } from '../http/plugins/metrics.js';
 import type { JobObserver, JobRun } from '../workers/scheduler.js';
 import { venueHealth } from '../storage/pm-repo.js';
 
 export const metricsRegistry = new Registry();
 const registers = [metricsRegistry];
+// The process itself: CPU, resident memory, heap, event-loop lag (prom-client's standard set).
+collectDefaultMetrics({ register: metricsRegistry });
 
 export const httpDuration = new Histogram({
   name: 'paper_arena_http_request_duration_seconds',

@@ -37,6 +37,13 @@ describe('GET /metrics', () => {
     expect((await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer('not-the-token') })).statusCode).toBe(401);
   });
 
+  it('describes the process itself: CPU, resident memory, event-loop lag', async () => {
+    const text = await scrape();
+    expect(sample(text, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
   it('counts requests by route pattern and status, never by raw URL', async () => {
     const series = 'paper_arena_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}';
     const before = sample(await scrape(), series);
