@@ -93,3 +93,39 @@ describe('MCP messages nested without end', () => {
     expect(ok.statusCode).toBe(200); // a tool error about the unknown argument, if any — not a refusal of the message
   });
 });
+
+describe('MCP on a loopback-only server', () => {
+  it('refuses messages addressed to another host name (DNS rebinding), takes 127.0.0.1 and localhost', async () => {
+    expect(t.ctx.config.host).toBe('127.0.0.1');
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const { key } = await t.newKey(['read']);
+    const send = (headers: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${key}`, ...headers },
+        payload: list,
+      });
+    const rebound = await send({ host: 'evil.example:3000', origin: 'http://evil.example:3000' });
+    expect(rebound.statusCode).toBe(403);
+    expect(rebound.json().error.data).toMatchObject({ error: 'forbidden_host' });
+    expect((await send({ host: '127.0.0.1:3000', origin: 'http://evil.example' })).statusCode).toBe(403);
+    expect((await send({ host: '127.0.0.1:3000' })).statusCode).toBe(200);
+    expect((await send({ host: 'localhost:3000', origin: 'http://localhost:5173' })).statusCode).toBe(200);
+    expect((await send({ host: '[::1]:3000' })).statusCode).toBe(200);
+    // a server listening beyond loopback serves whatever name it is reached by
+    const open = await createTestApp({ config: { host: '0.0.0.0' } });
+    try {
+      const { key: k } = await open.newKey(['read']);
+      const res = await open.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${k}`, host: 'arena.example.com' },
+        payload: list,
+      });
+      expect(res.statusCode).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});

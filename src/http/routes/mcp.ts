@@ -63,6 +63,30 @@ function malformedToolCall(body: unknown): { id: unknown; message: string } | nu
   return null;
 }
 
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+/** The host part of a Host header or an Origin URL (`[::1]:3000` → `[::1]`); null when unreadable. */
+function hostnameOf(value: string | undefined, isOrigin: boolean): string | null {
+  if (!value) return null;
+  try {
+    return new URL(isOrigin ? value : `http://${value}`).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A server listening on loopback only takes MCP messages addressed to loopback (MCP transport
+ * spec: validate Origin): a web page whose own name was made to resolve to 127.0.0.1 (DNS
+ * rebinding) sends its own name as Host and Origin, and is refused.
+ */
+function foreignToLoopback(listenHost: string, request: FastifyRequest): boolean {
+  if (!LOOPBACK.has(listenHost)) return false;
+  const host = hostnameOf(request.headers.host, false);
+  if (host !== null && !LOOPBACK.has(host)) return true;
+  const origin = hostnameOf(request.headers.origin, true);
+  return origin !== null && !LOOPBACK.has(origin);
+}
+
 /** A single message that calls a REST route in-process (whose own budget then counts it). */
 const callsRoute = (body: unknown): boolean => isObject(body) && (body.method === 'tools/call' || body.method === 'resources/read');
 
@@ -97,6 +121,9 @@ export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
   return async (app: FastifyInstance) => {
     app.setErrorHandler(bodyError);
     app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
+      if (foreignToLoopback(ctx.config.host, request)) {
+        return rpcError(reply, 403, 'forbidden_host', 'this server listens on loopback: call it as 127.0.0.1 or localhost');
+      }
       if (nestedDeeperThan(request.body, MAX_MESSAGE_DEPTH)) {
         return rpcError(reply, 400, 'invalid_request', `the message nests more than ${MAX_MESSAGE_DEPTH} levels deep`, INVALID_REQUEST);
       }
