@@ -1,7 +1,13 @@
-/** SQLSTATE of a driver error, looking through wrappers (Drizzle puts the driver error in `cause`). */
-export function sqlStateOf(error: unknown): string | null {
+/** An error and the errors it wraps (Drizzle puts the driver error in `cause`), at most 4 deep. */
+function* causesOf(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
   for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
-    const code = (e as { code?: unknown }).code;
+    yield e as { code?: unknown; message?: unknown };
+  }
+}
+
+/** SQLSTATE of a driver error, looking through wrappers. */
+export function sqlStateOf(error: unknown): string | null {
+  for (const { code } of causesOf(error)) {
     if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
   }
   return null;
@@ -19,8 +25,7 @@ const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying 
  * was wrong: a request failing so is worth retrying (503), not a bug (500).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
-    const { code, message } = e as { code?: unknown; message?: unknown };
+  for (const { code, message } of causesOf(error)) {
     if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_STATE.test(code))) return true;
     if (typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message)) return true;
   }
