@@ -21,6 +21,12 @@ const budget = (prefix: string, limit: number, name: string): Budget => ({ prefi
 
 const isPromise = (value: WindowHit | Promise<WindowHit>): value is Promise<WindowHit> => typeof (value as Promise<WindowHit>).then === 'function';
 
+/** The 429 refusal: `rate_limited` with Retry-After, in seconds (at least 1). */
+export function rateLimited(message: string, retryAfterSeconds: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new ApiError(429, 'rate_limited', `${message}; retry after ${seconds} s`, { retryAfterSeconds: seconds }, { 'Retry-After': String(seconds) });
+}
+
 /** Sets the RateLimit-* headers of `hit`; the 429 refusal when the budget is exhausted. */
 function applyHit(reply: FastifyReply, b: Budget, hit: WindowHit, now: number): ApiError | undefined {
   const resetSeconds = Math.max(1, Math.ceil((hit.resetAtMs - now) / 1000));
@@ -29,13 +35,7 @@ function applyHit(reply: FastifyReply, b: Budget, hit: WindowHit, now: number): 
   reply.header('RateLimit-Remaining', String(Math.max(0, b.limit - hit.count)));
   reply.header('RateLimit-Reset', resetText);
   if (hit.count <= b.limit) return undefined;
-  return new ApiError(
-    429,
-    'rate_limited',
-    `${b.name} of ${b.limit} per minute exceeded; retry after ${resetSeconds} s`,
-    { retryAfterSeconds: resetSeconds },
-    { 'Retry-After': resetText },
-  );
+  return rateLimited(`${b.name} of ${b.limit} per minute exceeded`, resetSeconds);
 }
 
 /**
@@ -97,13 +97,15 @@ export function keyBudgets(ctx: AppContext, tradeWrite: boolean): { requests: Ke
  * a key); resolves the 429 refusal, if the budget is spent. Sets the RateLimit-* headers.
  */
 export function spendPublicBudget(ctx: AppContext, reply: FastifyReply, ip: string): Promise<Error | undefined> {
-  const budgets = [budget('ip:', ctx.config.publicRpm, 'public request budget')];
+  const budgets = publicBudgets(ctx);
   return new Promise((resolve) => consume(ctx, reply, budgets, ip, resolve));
 }
 
+const publicBudgets = (ctx: AppContext): Budget[] => [budget('ip:', ctx.config.publicRpm, 'public request budget')];
+
 /** Keyless public routes share one per-IP budget. */
 export function installPublicRateLimit(app: FastifyInstance, ctx: AppContext): void {
-  const budgets = [budget('ip:', ctx.config.publicRpm, 'public request budget')];
+  const budgets = publicBudgets(ctx);
   const hook: onRequestHookHandler = (request, reply, done) => consume(ctx, reply, budgets, request.ip, done);
   app.addHook('onRoute', (route) => {
     if (route.config?.publicRate) addRouteHook(route, 'onRequest', hook);
