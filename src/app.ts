@@ -220,4 +220,3 @@ declare module 'fastify' {
     ctx: AppContext;
   }
 }
-

@@ -109,13 +109,14 @@ export function trackA(input: TrackAInput) {
   if (decided < SCORECARD_MIN_DECIDED) return null;
   const grossWin = wins.reduce((s, x) => s + x, 0);
   const grossLoss = -losses.reduce((s, x) => s + x, 0);
+  const total = decimalSum(r);
   const metrics = {
     // money and the win rate as the board and /performance send them (8 places, summed in decimal)
-    realized_pnl_musd: toWire(decimalSum(r)),
+    realized_pnl_musd: toWire(total),
     trade_count: input.tradeCount,
     decided_count: decided,
     win_rate: shareOf(wins.length, decided),
-    expectancy_musd: toWire(decimalSum(r).div(r.length)),
+    expectancy_musd: toWire(total.div(r.length)),
     profit_factor: grossLoss > 0 ? round(grossWin / grossLoss) : null,
     reward_to_risk: wins.length > 0 && losses.length > 0 ? round(grossWin / wins.length / (grossLoss / losses.length)) : null,
     sharpe: round(sharpe(r)),

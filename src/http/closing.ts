@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 
+/** Fastify's own closing reply off: `answerWhileClosing` answers instead. */
+export const closingOptions = { return503OnClosing: false } as const;
+
 /**
  * Once the server closes, a request that still arrives on a kept-alive connection gets 503
  * `shutting_down` in the error envelope (Fastify's own closing reply has no stable code) and
  * the connection is closed, so the client reconnects elsewhere; requests already running finish.
  */
-/** Fastify's own closing reply off: `answerWhileClosing` answers instead. */
-export const closingOptions = { return503OnClosing: false } as const;
-
 export function answerWhileClosing(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', (done) => {

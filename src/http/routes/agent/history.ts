@@ -30,7 +30,6 @@ function venueRecord(rows: VenueStatsRow[]) {
   };
 }
 
-
 export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
