@@ -15,6 +15,13 @@ const BATCH = 1000;
  * by the latest price (tick-exact), which the matcher sees on every run.
  */
 export const FEED_BAR_MS = 60_000;
+/**
+ * A still-resting order's `checkedUntil` moves forward only once it is this old. Re-examining a
+ * range the order already missed gives the same verdict (its prices are fixed), so the mark only
+ * bounds how much history a pass reads; advancing it every pass rewrote every resting row every
+ * 10 s, and PGlite (no autovacuum) kept each dead copy.
+ */
+export const CHECKED_UNTIL_STEP_MS = 15 * 60_000;
 
 export interface MatchingResult {
   examined: number;
@@ -24,8 +31,8 @@ export interface MatchingResult {
 
 /**
  * One pass of the resting-order matcher. For each open limit / stop-limit order it asks the
- * market what traded since the order was last examined (priceRange from the first whole
- * minute after checkedUntil, plus the latest fresh price if it is newer than checkedUntil)
+ * market what traded since its check mark (priceRange from the first whole minute after
+ * checkedUntil, plus the latest fresh price if it is newer than checkedUntil)
  * and fills at the limit price only when that range reaches it: never outside what the market
  * actually traded while the order rested. A stop that triggers while its limit is marketable
  * at the latest price fills at once as a taker (market execution price, never worse than the limit);
@@ -41,7 +48,7 @@ export async function matchRestingOrders(database: Database, market: MarketFeed,
     const orders = await listRestingOrders(database.db, BATCH, afterId);
     if (orders.length === 0) break;
     afterId = orders.at(-1)!.id;
-    const untouched: number[] = [];
+    const advance: number[] = [];
     for (const order of orders) {
       result.examined += 1;
       const fromMs = order.checkedUntil.getTime();
@@ -70,11 +77,11 @@ export async function matchRestingOrders(database: Database, market: MarketFeed,
         const taker = latest ? takerPrice(market, order, new Decimal(latest.priceUsd)) : null;
         if (taker && (await fillRestingOrder(database.db, order, stampMs, taker)) !== null) result.filled += 1;
         result.triggered += 1;
-      } else {
-        untouched.push(order.id);
+      } else if (nowMs - fromMs >= CHECKED_UNTIL_STEP_MS) {
+        advance.push(order.id);
       }
     }
-    await advanceCheckedUntil(database.db, untouched, nowMs);
+    await advanceCheckedUntil(database.db, advance, nowMs);
     if (orders.length < BATCH) break;
   }
   return result;

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PriceRange } from '../../src/marketdata/feed.js';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/storage/db.js';
 import { matchRestingOrders } from '../../src/workers/spot-matching.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { FixedMarketFeed } from '../support/fixed-market.js';
@@ -59,5 +61,34 @@ describe('resting-order matcher on a feed with 1-minute bars', () => {
     expect(await openCount(key)).toBe(0);
     const [fill] = (await t.app.inject({ method: 'GET', url: '/api/agent/trades', headers: bearer(key) })).json().trades;
     expect(fill.detail).toMatchObject({ executionPrice: 45_000, orderType: 'limit' });
+  });
+
+  it('moves a resting order\'s check mark only every 15 minutes, and a dip after the unmoved mark still fills', async () => {
+    const { key } = await t.newKey();
+    market.set('1', 50_000, at(20, 0));
+    t.clock.set(at(20, 5));
+    const placed = (await place(key, { limitPrice: 45_000, idempotencyKey: 'c' })).json();
+    const mark = async () => {
+      const rows = await queryRows<{ checked: Date; xmin: string }>(
+        t.ctx.database.db,
+        sql`select checked_until as checked, xmin::text as xmin from spot_orders where id = ${placed.restingOrderId}`,
+      );
+      return { checkedMs: new Date(rows[0]!.checked).getTime(), version: rows[0]!.xmin };
+    };
+    const before = await mark();
+    for (const minute of [21, 25, 34]) {
+      market.set('1', 50_000 + minute, at(minute, 0));
+      t.clock.set(at(minute, 5));
+      await matchRestingOrders(t.ctx.database, market, t.clock.now());
+    }
+    expect(await mark()).toEqual(before); // three passes, the row never rewritten
+    t.clock.set(at(36, 0));
+    await matchRestingOrders(t.ctx.database, market, t.clock.now());
+    expect((await mark()).checkedMs).toBe(at(36, 0));
+    market.set('1', 44_900, at(37, 30));
+    market.set('1', 50_500, at(38, 0));
+    t.clock.set(at(38, 5));
+    await matchRestingOrders(t.ctx.database, market, t.clock.now());
+    expect(await openCount(key)).toBe(0);
   });
 });
