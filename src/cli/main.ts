@@ -111,7 +111,8 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
 async function runCommand(config: Config, argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const [command, sub, ...rest] = positional;
-  const spec = FLAG_SPECS[`${command} ${sub}`] ?? FLAG_SPECS[command ?? ''];
+  const specOf = (name: string): FlagSpec | undefined => (Object.hasOwn(FLAG_SPECS, name) ? FLAG_SPECS[name] : undefined);
+  const spec = specOf(`${command} ${sub}`) ?? specOf(command ?? '');
   if (spec) checkFlags(flags, spec);
   if (command === 'doctor') return runDoctor(config);
   if (command === 'market') return runMarketCommand(config, sub, flags);

@@ -66,7 +66,7 @@ export interface Analysis {
 }
 
 function stem(word: string): string {
-  if (SYNONYMS[word]) return SYNONYMS[word]!;
+  if (Object.hasOwn(SYNONYMS, word)) return SYNONYMS[word]!;
   return word.length > 3 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
 }
 
@@ -84,7 +84,8 @@ export function analyze(title: string, kind: 'binary' | 'multi'): Analysis {
       sign = sign === 1 ? -1 : 1;
       continue;
     }
-    const ant = ANTONYMS[word];
+    // own keys only: a title saying "constructor" found Object's constructor here
+    const ant = Object.hasOwn(ANTONYMS, word) ? ANTONYMS[word] : undefined;
     if (ant) {
       tokens.push(ant[0]);
       if (ant[1] === -1) sign = sign === 1 ? -1 : 1;

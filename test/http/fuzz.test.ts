@@ -127,15 +127,20 @@ function planner(op: Operation): { plan: PlanFn; baseBody: Record<string, Json> 
   return { plan, baseBody };
 }
 
+/** Names every plain object answers to: a lookup table read with `in` or `[name]` takes them for entries. */
+const PROTOTYPE_NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'];
+
 // Every edge, one field at a time: run first as fast-check examples, so known classes never depend on luck.
 const EDGE_TEXT = [
   ...['Infinity', '-Infinity', 'NaN', '1e400', '1e308', '-1e308', '9'.repeat(40), String(2 ** 53), String(2 ** 63), '-1', '0', '1.5', '', 'true', 'null'],
   ...['a\u0000b', '\u0001', '\u001f', '\u007f', 'x\ny', 'x\ty', 'zzz', 'BUY', 'x'.repeat(5_000)],
+  ...PROTOTYPE_NAMES,
 ].map((v) => encodeURIComponent(v));
 const EDGE_RAW = ['..%2F..%2Fetc%2Fpasswd', '%E0%A4%A', '%', '%zz', 'a'.repeat(600)];
 const EDGE_JSON: Json[] = [
   ...[1e308, -1e308, 2 ** 53, 2 ** 63, -1, 0, 1.5, true, false, null, 'str', [], {}, 'a\u0000b', '\u0001', 'x\ny', 'zzz', 'x'.repeat(5_000)],
   ...['\ud800', 'a\udc00b', { 'k\u0000': 'v' }, { k: 'a\u0000' }, ['a\u0000']],
+  ...PROTOTYPE_NAMES,
 ];
 
 function catalogue(op: Operation): Plan[] {

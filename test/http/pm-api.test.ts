@@ -201,6 +201,10 @@ describe('event detail, whales, price history', () => {
     expect(day.body.interval).toBe('1d');
     expect(day.body.points.length).toBeLessThanOrEqual(r.body.points.length);
     expect((await t.get(`${PM}/event/polymarket/${poly.slug}/price-history?interval=weird`)).body.interval).toBe('1w');
+    for (const name of ['toString', 'constructor', '__proto__']) {
+      const inherited = await t.get(`${PM}/event/polymarket/${poly.slug}/price-history?interval=${name}`);
+      expect([inherited.status, inherited.body.interval]).toEqual([200, '1w']); // a name every object has is no interval
+    }
     const other = (await openEvents('&source=rothera'))[0];
     const none = await t.get(`${PM}/event/rothera/${other.slug}/price-history?interval=max`);
     expect(none.status).toBe(200);

@@ -40,4 +40,9 @@ describe('runCli refuses bad flags before it touches anything', () => {
     expect(await runCli(config, line.split(' '))).toBe(2);
     expect(stderr.join('')).toContain(message);
   });
+  it('answers a command named like an object property with the usage, exit 2', async () => {
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    expect(await runCli(config, ['constructor', '--x'])).toBe(2);
+    expect(String(stdout.mock.calls[0]?.[0])).toContain('paper-arena <command>');
+  });
 });

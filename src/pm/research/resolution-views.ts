@@ -12,7 +12,7 @@ const EXPIRING_MIN_VOLUME24H = 1_000;
 const EXPIRING_MIN_VOLUME = 10_000;
 
 /** An unknown window is served as `all`, never refused (reference A3). */
-export const surpriseWindowOf = (raw: string | undefined): string => (raw !== undefined && raw in SURPRISE_WINDOWS ? raw : 'all');
+export const surpriseWindowOf = (raw: string | undefined): string => (raw !== undefined && Object.hasOwn(SURPRISE_WINDOWS, raw) ? raw : 'all');
 
 /** The winner's chance about a day before resolution, when the venue history has it. */
 function winnerLead(r: PmMarketRow): number | null {

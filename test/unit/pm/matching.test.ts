@@ -63,6 +63,13 @@ describe('canonical matching: names', () => {
     expect(matched('Will Trump win the popular vote in the 2028 United States presidential election?', 'Will Donald Trump win the popular vote in the 2028 United States presidential election?')).toBe(true);
     expect(analyze('Will the price of Bitcoin close above $100,000 on December 31, 2025?', 'binary').names).toEqual(new Set(['bitcoin']));
   });
+
+  it('reads words every object has a property of as words', () => {
+    const { tokens, polarity } = analyze('Will McLaren win the 2026 F1 constructor title, or will toString?', 'binary');
+    expect(tokens).toEqual(expect.arrayContaining(['constructor', 'tostring']));
+    expect(tokens.every((t) => typeof t === 'string')).toBe(true);
+    expect(polarity).toBe(1);
+  });
 });
 
 describe('canonical matching: one market per venue', () => {

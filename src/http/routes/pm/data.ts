@@ -335,7 +335,8 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const source = venuePath(request.params.source);
         const slug = request.params.slug;
         const raw = request.query.interval ?? '1w';
-        const interval = raw in INTERVALS ? raw : (INTERVAL_ALIASES[raw] ?? '1w');
+        // own keys only: `toString` or `constructor` are in every object (a 500 before)
+        const interval = Object.hasOwn(INTERVALS, raw) ? raw : Object.hasOwn(INTERVAL_ALIASES, raw) ? INTERVAL_ALIASES[raw]! : '1w';
         const snap = await model().snapshot();
         const row = snap.byKey.get(`${source}/${slug}`);
         if (!row) throw notFound('event_not_found', `no event ${source}/${slug}`);
