@@ -26,7 +26,7 @@ import { SimWorld, type CapturePoint, type SimProfile } from './sim/world.js';
 import type { MarketState, VenueAdapter, WhalePrint } from './types.js';
 import { isMoneyVenue, venueById } from './venues.js';
 import { whaleItem } from './views.js';
-import { appendSpark, changeOver, leaderIndex, SPARK_WINDOW_MS, type SparkEntry } from './spark.js';
+import { appendSpark, changeOver, leaderIndex, seriesAt, SPARK_WINDOW_MS, type SparkEntry } from './spark.js';
 
 export const BACKFILL_WINDOW_MS = 30 * DAY_MS;
 const DELTAS_TOP = 10;
@@ -71,7 +71,7 @@ function rowOf(m: MarketState, known: Known | undefined, nowMs: number, captured
   if (captured) spark = appendSpark(spark, [nowMs, ...probs]);
   const li = leaderIndex(m, probs);
   // Changes always compare the current price with the captured past, captured this run or not.
-  const series = captured ? spark : [...spark.filter((e) => e[0]! < nowMs), [nowMs, ...probs]];
+  const series = captured ? spark : seriesAt(spark, probs, nowMs);
   return {
     source: m.source,
     slug: m.slug,

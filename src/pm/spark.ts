@@ -17,6 +17,9 @@ export function appendSpark(spark: SparkEntry[], entry: SparkEntry): SparkEntry[
   return out;
 }
 
+/** The captured past before `atMs`, then the prices seen at `atMs` (captured or not): what changes are read from. */
+export const seriesAt = (spark: SparkEntry[], probs: number[], atMs: number): SparkEntry[] => [...spark.filter((e) => e[0]! < atMs), [atMs, ...probs]];
+
 /** Change of outcome `i` over `windowMs`, from the spark, in points; null without an old enough point. */
 export function changeOver(spark: SparkEntry[], i: number, nowMs: number, windowMs: number): number | null {
   if (spark.length < 2) return null;

@@ -3,7 +3,8 @@ import { pmFreshness } from '../domain/freshness.js';
 import type { PmMarketRow } from '../storage/pm-repo.js';
 import { CONSENSUS_METHODOLOGY_PATH, CONSENSUS_METHODOLOGY_VERSION } from './consensus.js';
 import { decisionSupport } from './decision-support.js';
-import { leaderIndex, type SparkEntry } from './spark.js';
+import { changeOver, leaderIndex, seriesAt, type SparkEntry } from './spark.js';
+import { DAY_MS } from './sim/questions.js';
 import type { OutcomeQuote } from './types.js';
 import { sourceRef, venueById } from './venues.js';
 
@@ -46,6 +47,9 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
   const sum = probs.reduce((a, b) => a + b, 0);
   const complete = row.status === 'open' && outcomes.every((o) => o.probability > 0) && sum > 0;
   const spark = row.spark as SparkEntry[];
+  // Outcome changes read like the event's (ingest): from the prices of the last ingest, not the last spark point.
+  const seenAtMs = row.updatedAt.getTime();
+  const series = seriesAt(spark, probs, seenAtMs);
   const { bestBid, bestAsk, spread } = spreadOf(row);
   const open = row.status === 'open';
   const winner = row.winnerExternalId;
@@ -56,7 +60,7 @@ export function eventObject(row: PmMarketRow, nowMs: number, fx: Money, ref: Ref
     normalizedProbability: complete ? Math.round((o.probability / sum) * 1000) / 10 : null,
     hasObservedPrice: true,
     ...priceProvenance(row, o, open),
-    priceChange24h: open && spark.length >= 2 ? changeOf(spark, i, nowMs) : null,
+    priceChange24h: open ? changeOver(series, i, seenAtMs, DAY_MS) : null,
     lifecycle: lifecycleOf(row, o, open, winner),
   }));
   const event: Record<string, unknown> = {
@@ -134,14 +138,6 @@ function priceProvenance(row: PmMarketRow, o: OutcomeQuote, open: boolean): Reco
     ? { version: 1, basis: o.bid !== null ? 'provider_quote' : 'last_price_untimed', provider: row.source, observedAt: iso(row.lastCaptureAt ?? row.updatedAt), tradeDate: null }
     : null;
   return out;
-}
-
-function changeOf(spark: SparkEntry[], i: number, nowMs: number): number | null {
-  const last = spark[spark.length - 1]!;
-  let base: SparkEntry | null = null;
-  for (const e of spark) if (e[0]! <= nowMs - 86_400_000 + 1.75 * 3_600_000) base = e;
-  if (!base || base === last) return null;
-  return Math.round((last[i + 1]! - base[i + 1]!) * 10) / 10;
 }
 
 export function whaleItem(w: {

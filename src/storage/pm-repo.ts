@@ -184,10 +184,11 @@ export async function lastCapturesBeforeClose(db: Queryable): Promise<
   }));
 }
 
-export async function recentWhales(db: Queryable, limit: number, market?: { source: string; slug: string }): Promise<PmWhaleRow[]> {
-  const q = db.select().from(pmWhaleTrades);
-  const filtered = market ? q.where(and(eq(pmWhaleTrades.source, market.source), eq(pmWhaleTrades.slug, market.slug))) : q;
-  return filtered.orderBy(desc(pmWhaleTrades.tradedAt), desc(pmWhaleTrades.id)).limit(limit);
+/** The newest large trades: of one market, or of the named venues (filtered before the limit, so the tape stays full). */
+export async function recentWhales(db: Queryable, limit: number, from: { source: string; slug: string } | { sources: string[] }): Promise<PmWhaleRow[]> {
+  const where =
+    'sources' in from ? inArray(pmWhaleTrades.source, from.sources) : and(eq(pmWhaleTrades.source, from.source), eq(pmWhaleTrades.slug, from.slug));
+  return db.select().from(pmWhaleTrades).where(where).orderBy(desc(pmWhaleTrades.tradedAt), desc(pmWhaleTrades.id)).limit(limit);
 }
 
 export async function whalesByIds(db: Queryable, ids: string[]): Promise<PmWhaleRow[]> {

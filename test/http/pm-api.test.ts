@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forcePmResolution, readVenueMarket, relatedMarketsForCoin } from '../../src/pm/api.js';
 import { pmReadModel } from '../../src/pm/read-model.js';
 import { VENUE_IDS } from '../../src/pm/venues.js';
+import { pmWhaleTrades } from '../../src/storage/schema.js';
 import { createPmApp, type PmTestApp } from '../support/pm-app.js';
 
 let t: PmTestApp;
@@ -259,6 +260,15 @@ describe('resolved, calibration, methodology, terms', () => {
     expect(r.body.finalPrice).toMatchObject({ basis: 'venue_final_price', methodology: expect.any(String) });
     const years = r.body.finalPrice.series.flatMap((s: any) => s.years.map((y: any) => y.year));
     expect(Math.min(...years)).toBe(2016);
+    // years only where the venue verified the resolution time: never more samples than verified resolutions
+    let someUnverified = false;
+    for (const series of r.body.finalPrice.series) {
+      const summary = (await t.get(`${PM}/resolved/summary?source=${series.source}`)).body;
+      someUnverified ||= summary.providerTimeShare < 1;
+      const samples = series.years.reduce((n: number, y: any) => n + y.sampleSize, 0);
+      expect(samples).toBeLessThanOrEqual(summary.providerTimeShare * summary.totalResolved + 0.01);
+    }
+    expect(someUnverified).toBe(true);
     expect(r.body.ownCapture).toMatchObject({ basis: 'own_last_capture', methodology: expect.any(String) });
     expect(r.body.ownCapture.leadTimes.length).toBeGreaterThan(0);
   });
@@ -466,3 +476,39 @@ describe('functions for other parts of the service', () => {
     expect(await readVenueMarket(t.ctx.database, t.ctx.clock, 'polymarket', 'nope')).toBeNull();
   });
 });
+
+describe('changes between captures', () => {
+  it("an event's 24 h change is its leading outcome's, read from the same prices", async () => {
+    // a pass between captures: prices move, the sparkline does not
+    t.clock.advance(60_000);
+    await t.ingest.run(t.clock.now());
+    const events = await openEvents();
+    const compared = events.filter((e) => e.priceChange24h !== null);
+    expect(compared.length).toBeGreaterThan(10);
+    for (const e of compared) {
+      const probs = e.outcomes.map((o: any) => o.probability);
+      const lead = e.outcomes[probs.indexOf(Math.max(...probs))];
+      const leader = e.outcomes.length === 2 && e.outcomes[0].name === 'Yes' ? e.outcomes[0] : lead;
+      expect([e.slug, leader.priceChange24h]).toEqual([e.slug, e.priceChange24h]);
+    }
+  });
+});
+
+describe('whale tape', () => {
+  it('stays 50 long when the newest large trades are play money (left out before the 50 are taken)', async () => {
+    const before = (await t.get(`${PM}/whales`)).body.trades;
+    expect(before.length).toBe(50);
+    const at = new Date(t.clock.now());
+    await t.ctx.database.db.insert(pmWhaleTrades).values(
+      Array.from({ length: 20 }, (_, i) => ({
+        id: `play-${i}`, source: 'manifold', slug: 'play', title: 'Play money', side: 'buy', outcome: 'Yes',
+        usdValue: 50_000, price: 0.5, tradedAt: at, observedAt: at, evidenceType: 'venue_trade',
+      })),
+    );
+    t.clock.advance(10_000); // past the list cache
+    const after = (await t.get(`${PM}/whales`)).body.trades;
+    const identity = (w: any) => `${w.event.source}/${w.event.slug} ${w.tradedAt} ${w.usdValue} ${w.evidenceRef}`;
+    expect(after.map(identity)).toEqual(before.map(identity));
+  });
+});
+

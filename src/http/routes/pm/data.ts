@@ -29,6 +29,8 @@ import {
 } from '../../responses/pm-data.js';
 
 const SORTS = ['best', 'volume24h_desc', 'priceChange24h_desc', 'priceChange24h_asc', 'endDate_desc', 'trending'] as const;
+/** The finalPrice series starts here (contract: "per year back to 2016"). */
+const FIRST_FINAL_PRICE_YEAR = 2016;
 const INTERVALS: Record<string, number | null> = { '1h': 3_600_000, '6h': 6 * 3_600_000, '1d': 86_400_000, '1w': 7 * 86_400_000, '1m': 30 * 86_400_000, max: null };
 const INTERVAL_ALIASES: Record<string, string> = { '24h': '1d', '7d': '1w', '30d': '1m', all: 'max' };
 const MAX_PRICE_POINTS = 500;
@@ -310,10 +312,11 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const n = raw !== undefined && /^\d{1,9}$/.test(raw) && Number(raw) >= 1 ? Math.min(50, Number(raw)) : 50;
         return cached(reply, `whales:${n}`, LIST_TTL_MS, async () => {
           const now = ctx.clock.now();
-          const rows = (await recentWhales(ctx.database.db, 50)).filter((w) => isMoneyVenue(w.source));
+          const moneyVenues = VENUES.filter((v) => isMoneyVenue(v.id));
+          const rows = await recentWhales(ctx.database.db, 50, { sources: moneyVenues.map((v) => v.id) });
           const tape = rows.map((w) => whaleItem(w, now));
           // `limit` only narrows the one tape; coverage and stats describe the whole tape.
-          const summary = whaleTapeSummary(tape, VENUES.filter((v) => isMoneyVenue(v.id)), now);
+          const summary = whaleTapeSummary(tape, moneyVenues, now);
           return { body: { trades: tape.slice(0, n), ...summary }, sources: rows.slice(0, n).map((w) => w.source) };
         });
       },
@@ -379,7 +382,8 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             else pending.push({ source: v.id, name: v.name, reason: 'below_min_sample', sampleSize: s.sampleSize });
           }
           const finalSeries = VENUES.map((v) => {
-            const mine = resolved.filter((r) => r.source === v.id && r.resolvedAt);
+            // a year only where the venue verified when the market resolved (contract: "per year back to 2016 where verified")
+            const mine = resolved.filter((r) => r.source === v.id && r.resolvedAtVerified && r.resolvedAt && r.resolvedAt.getUTCFullYear() >= FIRST_FINAL_PRICE_YEAR);
             const years = [...new Set(mine.map((r) => r.resolvedAt!.getUTCFullYear()))].sort();
             return {
               source: v.id,
@@ -410,7 +414,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               scored,
               pending,
               finalPrice: {
-                methodology: 'Venue-reported final pre-resolution prices per resolution year (back to 2016 where the venue has data); same binning. Final prices sit next to the outcome and are not comparable with scored.',
+                methodology: 'Venue-reported final pre-resolution prices per resolution year (back to 2016 where the venue has data), over markets whose resolution time the venue verified; same binning. Final prices sit next to the outcome and are not comparable with scored.',
                 basis: 'venue_final_price',
                 series: finalSeries,
               },
