@@ -285,7 +285,10 @@ export async function pruneSettledFlashMarkets(db: Queryable, beforeMs: number):
   const cutoff = new Date(beforeMs).toISOString();
   const gone = await queryRows<{ source: string; slug: string }>(
     db,
-    sql`delete from pm_markets where resolution_state is not null and resolved_at < ${cutoff}::timestamptz and market_id ~ '-f[0-9]+$' returning source, slug`,
+    // a market with open paper positions stays until settlement has paid them (it finds them through the market)
+    sql`delete from pm_markets m where m.resolution_state is not null and m.resolved_at < ${cutoff}::timestamptz and m.market_id ~ '-f[0-9]+$'
+          and not exists (select 1 from pm_positions p where p.source = m.source and p.event_slug = m.slug and p.status = 'open')
+        returning m.source, m.slug`,
   );
   if (gone.length > 0) {
     await db.execute(sql`delete from pm_captures c where c.captured_at < ${cutoff}::timestamptz
