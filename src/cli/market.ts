@@ -48,7 +48,10 @@ async function recordLive(
   waitUntil: (t: number) => Promise<void>,
   liveHttp: LiveHttp,
 ): Promise<number> {
-  const http = { ...DEFAULT_HTTP, fetch: globalThis.fetch as unknown as FetchLike, ...liveHttp };
+  // A held timer: nothing else keeps the CLI alive, and the service's unref'd retry wait let the
+  // process end silently, exit 0 and no tape, the first time a source needed a retry.
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+  const http = { ...DEFAULT_HTTP, sleep, fetch: globalThis.fetch as unknown as FetchLike, ...liveHttp };
   const live = new LiveMarket({
     coins: loadCoins(config.coinsFile),
     prices: new CoinGeckoClient({ http, apiKey: config.coingeckoApiKey }),
@@ -134,6 +137,7 @@ export async function runMarketCommand(config: Config, sub: string | undefined, 
   const minutes = intFlag(flags, 'minutes', 60, 1, 7 * 1440);
   const everySeconds = intFlag(flags, 'every', source === 'live' ? 60 : 10, source === 'live' ? 15 : 1, 3600);
   const wait = !flags.has('no-wait');
+  if (source === 'live' && !wait) throw new CliError('--no-wait records the simulated market only: the live sources are polled in real time');
   const nowMs = Date.now();
   const startMs = Math.ceil(nowMs / (everySeconds * 1000)) * everySeconds * 1000;
   const waitUntil = (t: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, t - Date.now())));
