@@ -260,6 +260,8 @@ export async function quoteSpot(
     model = executionModel({ feeBps: SPOT_TAKER_FEE_BPS, spreadBps: spotSpreadBps(coin.rank), slippageBps: 0, fee: new Decimal(0), slippageCost: new Decimal(0) });
   } else {
     const decision = decideMarketOrder(side, new Decimal(price.priceUsd), quantity, coin.rank, wallet.available, holding.available);
+    // the order refuses a price past the 120 s stale mark, so the quote does too (still priced from it)
+    if (!usablePrice(market, coin.coinId, nowMs)) blockReasons.push('price_unavailable');
     blockReasons.push(...decision.blockReasons);
     model = decision.fill.model;
     priced = { executionPrice: priceToWire(decision.fill.executionPrice), cost: toWire(decision.fill.notional), fee: toWire(decision.fill.fee) };

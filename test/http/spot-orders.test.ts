@@ -203,6 +203,9 @@ describe('market orders', () => {
       const stale = await order(key, body);
       expect(stale.json(), body.orderType).toMatchObject({ error: 'spot_order_blocked', blockReasons: ['price_unavailable'] });
     }
+    // the quote says so too, as it did not: eligible with a price the order refused
+    const quote = await t.app.inject({ method: 'POST', url: '/api/agent/spot/quote', headers: bearer(key), payload: { coinId: '1', side: 'buy', quantity: 0.01 } });
+    expect(quote.json()).toMatchObject({ eligible: false, blockReasons: ['price_unavailable'], freshness: { status: 'stale' } });
     tick(50_000);
     const w = await findWallet(t.ctx.database.db, keyId);
     expect(w === null || w.available.toNumber() === 50_000).toBe(true);
