@@ -3,6 +3,8 @@ import { readAdminToken } from '../config/admin-token.js';
 import { ApiError } from '../http/errors.js';
 import { createCompetition, enterCompetition, listAllCompetitionMeta, type CreateCompetitionInput } from '../services/competitions.js';
 import { openCliDatabase, serverAnswers, serverBaseUrl } from './admin-ops.js';
+import { CompetitionEntryBody, CreateCompetitionBody } from '../http/routes/arena/admin-competitions.js';
+import { checkAdminBody } from './admin-body.js';
 import { CliError, flagText, type Flags } from './args.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -69,9 +71,13 @@ export async function competitionsCommand(config: Config, sub: string | undefine
     const visibility = flagText(flags, 'visibility');
     if (visibility !== undefined && !['featured', 'public', 'unlisted'].includes(visibility)) throw new CliError('--visibility is featured, public or unlisted');
     input = { slug, title, startsAt, endsAt, description: flagText(flags, 'description') ?? null, visibility: visibility as CreateCompetitionInput['visibility'] };
+    checkAdminBody(CreateCompetitionBody, input);
   }
   const keyId = Number(positional[1]);
-  if (sub === 'enter' && (!positional[0] || !Number.isInteger(keyId) || keyId < 1)) throw new CliError('enter needs <slug> <keyId>');
+  if (sub === 'enter') {
+    if (!positional[0] || !Number.isInteger(keyId) || keyId < 1) throw new CliError('enter needs <slug> <keyId>');
+    checkAdminBody(CompetitionEntryBody, { keyId });
+  }
   const ops = await connect(config);
   try {
     if (sub === 'list') {

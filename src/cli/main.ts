@@ -1,5 +1,7 @@
 import type { Config } from '../config/env.js';
-import { isScope, SCOPES, USER_ID_PATTERN, type Scope } from '../domain/api-keys.js';
+import { isScope, MAX_KEY_ID, SCOPES, USER_ID_PATTERN, type Scope } from '../domain/api-keys.js';
+import { CreateKeyBody } from '../http/routes/admin/keys.js';
+import { checkAdminBody } from './admin-body.js';
 import { HOUSE_USER_ID } from '../services/house-agents.js';
 import type { KeyView } from '../services/keys.js';
 import { checkFlags, CliError, flagText, parseArgs, type Flags, type FlagSpec } from './args.js';
@@ -44,7 +46,7 @@ const FLAG_SPECS: Record<string, FlagSpec> = {
 
 function keyIdArg(positional: string[]): number {
   const id = Number(positional[0]);
-  if (!Number.isInteger(id) || id < 1) throw new CliError('give the key id, a positive integer');
+  if (!Number.isInteger(id) || id < 1 || id > MAX_KEY_ID) throw new CliError(`give the key id, an integer from 1 to ${MAX_KEY_ID}`);
   return id;
 }
 
@@ -60,39 +62,41 @@ function printKey(view: KeyView & { key?: string }, json: boolean): void {
   );
 }
 
-async function keysCommand(ops: AdminOps, sub: string | undefined, positional: string[], flags: Flags) {
+/** Checks a keys / agents command line and returns what it does with the admin operations (connected only then). */
+function adminCommand(command: 'keys' | 'agents', sub: string | undefined, positional: string[], flags: Flags): (ops: AdminOps) => Promise<void> {
   const json = flags.has('json');
+  if (command === 'agents') {
+    if (sub !== 'publish' && sub !== 'unpublish') throw new CliError(USAGE);
+    const keyId = keyIdArg(positional);
+    return async (ops) => printKey(await ops.updateKey(keyId, { public: sub === 'publish' }), json);
+  }
   if (sub === 'create') {
     const userId = flagText(flags, 'user');
     if (!userId || !new RegExp(USER_ID_PATTERN).test(userId)) throw new CliError('--user is required: 1..64 of A-Z a-z 0-9 _ . @ -');
     const scopeList = flagText(flags, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
     const unknown = scopeList?.filter((s) => !isScope(s)) ?? [];
     if (unknown.length > 0) throw new CliError(`unknown scope(s): ${unknown.join(', ')}; use ${SCOPES.join(', ')}`);
-    const created = await ops.createKey({
-      userId,
-      name: flagText(flags, 'name'),
-      model: flagText(flags, 'model'),
-      scopes: scopeList as Scope[] | undefined,
-      public: flags.has('public'),
-    });
-    printKey(created, json);
-    return;
+    const args = { userId, name: flagText(flags, 'name'), model: flagText(flags, 'model'), scopes: scopeList as Scope[] | undefined, public: flags.has('public') };
+    checkAdminBody(CreateKeyBody, args);
+    return async (ops) => printKey(await ops.createKey(args), json);
   }
   if (sub === 'list') {
-    const keys = await ops.listKeys(flagText(flags, 'user'));
-    if (json) out(JSON.stringify(keys));
-    else keys.forEach((k) => printKey(k, false));
-    return;
+    return async (ops) => {
+      const keys = await ops.listKeys(flagText(flags, 'user'));
+      if (json) out(JSON.stringify(keys));
+      else keys.forEach((k) => printKey(k, false));
+    };
   }
   if (sub === 'revoke') {
     const keyId = keyIdArg(positional);
-    // Revoking a house agent retires it for good; a copied example must not do that by accident.
-    const house = (await ops.listKeys(HOUSE_USER_ID)).find((k) => k.keyId === keyId);
-    if (house && !house.revokedAt && !flags.has('force')) {
-      throw new CliError(`key ${keyId} is the house agent ${house.agentName ?? house.handle ?? ''}; revoking retires it for good — add --force if you mean it`);
-    }
-    printKey(await ops.revokeKey(keyId), json);
-    return;
+    return async (ops) => {
+      // Revoking a house agent retires it for good; a copied example must not do that by accident.
+      const house = (await ops.listKeys(HOUSE_USER_ID)).find((k) => k.keyId === keyId);
+      if (house && !house.revokedAt && !flags.has('force')) {
+        throw new CliError(`key ${keyId} is the house agent ${house.agentName ?? house.handle ?? ''}; revoking retires it for good — add --force if you mean it`);
+      }
+      printKey(await ops.revokeKey(keyId), json);
+    };
   }
   throw new CliError(USAGE);
 }
@@ -125,11 +129,10 @@ async function runCommand(config: Config, argv: string[]): Promise<number> {
     out(USAGE);
     return command === 'help' || command === undefined ? 0 : 2;
   }
+  const run = adminCommand(command, sub, rest, flags); // the command line is checked before anything is opened
   const ops = await connectAdmin(config);
   try {
-    if (command === 'keys') await keysCommand(ops, sub, rest, flags);
-    else if (sub === 'publish' || sub === 'unpublish') printKey(await ops.updateKey(keyIdArg(rest), { public: sub === 'publish' }), flags.has('json'));
-    else throw new CliError(USAGE);
+    await run(ops);
     return 0;
   } finally {
     await ops.close();

@@ -36,6 +36,14 @@ describe('runCli refuses bad flags before it touches anything', () => {
     ['market record --out t.ndjson --minute 5', 'unknown flag --minute'],
     ['doctor --fix', 'this command takes no flags'],
     ['competitions list --all', 'unknown flag --all'],
+    // what the admin API refuses is refused on the database path too, with its message
+    ['keys create --user me --scopes=', '400 invalid_request: body.scopes must NOT have fewer than 1 items'],
+    ['keys create --user me --name=', '400 invalid_request: body.name must NOT have fewer than 1 characters'],
+    [`keys create --user me --name ${'n'.repeat(81)}`, 'body.name must NOT have more than 80 characters'],
+    ['keys revoke 99999999999', 'an integer from 1 to 2147483647'],
+    ['agents publish 2147483648', 'an integer from 1 to 2147483647'],
+    ['competitions enter cup 99999999999', 'body.keyId must be <= 2147483647'],
+    ['competitions create --slug cup --title Cup --starts 2026-11-27 --ends 2026-12-01T00:00:00Z', 'body.startsAt must match format "date-time"'],
   ])('%s → exit 2', async (line, message) => {
     expect(await runCli(config, line.split(' '))).toBe(2);
     expect(stderr.join('')).toContain(message);

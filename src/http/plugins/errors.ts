@@ -5,24 +5,22 @@ import { ApiError } from '../errors.js';
 import { UNKNOWN_PARAM_CODES } from '../unknown-param.js';
 import { isDatabaseUnavailable } from '../../storage/sql-state.js';
 
-/** Names the offending field of a schema validation failure, e.g. `body.quantity` or `query.limit`. */
-function fieldOf(error: FastifyError): string {
-  const first = error.validation?.[0];
-  const where = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'request');
-  if (!first) return where;
+type ValidationIssue = { instancePath: string; params: object; message?: string };
+
+/**
+ * The offending field of a schema validation failure (e.g. `body.quantity` or `query.limit`) and
+ * a message naming it, from the validator's first error; `where` is the request part.
+ */
+export function validationProblem(issues: readonly ValidationIssue[] | null | undefined, where: string): { field: string; message: string } {
+  const first = issues?.[0];
+  if (!first) return { field: where, message: `${where} is invalid` };
   const params = first.params as Record<string, unknown>;
   const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
   const extra = (params.missingProperty ?? params.additionalProperty) as string | undefined;
-  const parts = [where, path, extra].filter((p) => p !== undefined && p !== '');
-  return parts.join('.');
-}
-
-function validationMessage(error: FastifyError, field: string): string {
-  const first = error.validation?.[0];
-  const params = (first?.params ?? {}) as Record<string, unknown>;
-  if (params.additionalProperty) return `${field} is not a known field`;
-  if (params.missingProperty) return `${field} is required`;
-  return `${field} ${first?.message ?? 'is invalid'}`;
+  const field = [where, path, extra].filter((p) => p !== undefined && p !== '').join('.');
+  if (params.additionalProperty) return { field, message: `${field} is not a known field` };
+  if (params.missingProperty) return { field, message: `${field} is required` };
+  return { field, message: `${field} ${first.message ?? 'is invalid'}` };
 }
 
 /**
@@ -42,10 +40,10 @@ export function installErrorHandling(app: FastifyInstance, pageNotFound?: (reque
       return reply.status(error.statusCode).headers(error.headers).send(error.body());
     }
     if (error.validation) {
-      const field = fieldOf(error);
+      const { field, message } = validationProblem(error.validation, error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'request'));
       const unknownCode = error.validationContext === 'params' ? UNKNOWN_PARAM_CODES[request.routeOptions.url ?? ''] : undefined;
       if (unknownCode && CANNOT_NAME_ANYTHING.has(error.validation[0]?.keyword ?? '')) return reply.status(404).send({ error: unknownCode, message: `no resource for ${field}` });
-      return reply.status(400).send({ error: 'invalid_request', message: validationMessage(error, field), field });
+      return reply.status(400).send({ error: 'invalid_request', message, field });
     }
     const status = error.statusCode ?? 500;
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

@@ -16,6 +16,15 @@ const KeyIdParam = Type.Object({ keyId: KeyId });
 const AgentName = Nullable(Type.String({ minLength: 1, maxLength: 80 }));
 const AgentModel = Nullable(Type.String({ minLength: 1, maxLength: 120 }));
 
+/** Also what the CLI checks before it creates a key straight in the database (src/cli/admin-body.ts). */
+export const CreateKeyBody = StrictBody({
+  userId: UserId,
+  name: Type.Optional(AgentName),
+  model: Type.Optional(AgentModel),
+  scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 4 })),
+  public: Type.Optional(Type.Boolean()),
+});
+
 const KeyView = Type.Object({
   keyId: Type.Integer(),
   userId: Type.String(),
@@ -72,13 +81,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           summary: 'Create a key (the raw key is returned once)',
           tags,
           security,
-          body: StrictBody({
-            userId: UserId,
-            name: Type.Optional(AgentName),
-            model: Type.Optional(AgentModel),
-            scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 4 })),
-            public: Type.Optional(Type.Boolean()),
-          }),
+          body: CreateKeyBody,
           response: { 201: Type.Object({ key: Type.String(), ...KeyView.properties }), ...errors },
         },
       },

@@ -12,6 +12,17 @@ const security = [{ adminToken: [] }];
 const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
 export const COMPETITION_VISIBILITIES = ['featured', 'public', 'unlisted'] as const;
 
+// Also what the CLI checks before it writes straight to the database (src/cli/admin-body.ts).
+export const CreateCompetitionBody = StrictBody({
+  slug: Type.String({ pattern: COMPETITION_SLUG_PATTERN, description: 'a-z 0-9 and -, 1..80' }),
+  title: Type.String({ minLength: 1, maxLength: 120 }),
+  description: Type.Optional(Nullable(FreeText({ maxLength: 2000 }))),
+  startsAt: DateTime,
+  endsAt: DateTime,
+  visibility: Type.Optional(StringEnum(COMPETITION_VISIBILITIES)),
+});
+export const CompetitionEntryBody = StrictBody({ keyId: KeyId });
+
 /** Owners create competitions and enter keys (the web app's human actions, as admin calls). */
 export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -25,14 +36,7 @@ export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
           summary: 'Create a competition',
           tags,
           security,
-          body: StrictBody({
-            slug: Type.String({ pattern: COMPETITION_SLUG_PATTERN, description: 'a-z 0-9 and -, 1..80' }),
-            title: Type.String({ minLength: 1, maxLength: 120 }),
-            description: Type.Optional(Nullable(FreeText({ maxLength: 2000 }))),
-            startsAt: DateTime,
-            endsAt: DateTime,
-            visibility: Type.Optional(StringEnum(COMPETITION_VISIBILITIES)),
-          }),
+          body: CreateCompetitionBody,
           response: { 201: CompetitionMeta, ...errors },
         },
       },
@@ -51,7 +55,7 @@ export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
           tags,
           security,
           params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 80 }) }),
-          body: StrictBody({ keyId: KeyId }),
+          body: CompetitionEntryBody,
           response: { 200: CompetitionEntry, ...errors },
         },
       },
