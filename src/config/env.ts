@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_COINS_PATH } from '../marketdata/coins.js';
 
@@ -67,7 +68,8 @@ export function loadConfig(env: Env = process.env): Config {
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = read(name);
     if (raw === undefined) return fallback;
-    const value = Number(raw);
+    // decimal digits only: Number() also reads "0x10" as 16 and "1e3" as 1000
+    const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
       problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
       return fallback;
@@ -171,13 +173,21 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return { ...loadConfig({}), logLevel: 'silent', ...overrides };
 }
 
+/** An IPv4 / IPv6 address, optionally with a prefix length its family allows (`10.0.0.0/8`, `::1/128`). */
+function isAddressOrRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
 /** TRUST_PROXY: true / false, or comma-separated addresses / CIDRs of the trusted proxies. */
 function trustProxy(raw: string | undefined, problems: string[]): boolean | string {
   const value = raw?.toLowerCase();
   if (value === undefined || ['false', 'no', 'off', '0'].includes(value)) return false;
   if (['true', 'yes', 'on', '1'].includes(value)) return true;
   const parts = value.split(',').map((part) => part.trim());
-  if (parts.every((part) => /^[0-9a-f.:]+(\/\d{1,3})?$/.test(part) && /[.:]/.test(part))) return parts.join(',');
+  if (parts.every(isAddressOrRange)) return parts.join(',');
   problems.push(`TRUST_PROXY must be true, false or the proxies' addresses / CIDRs, comma-separated (got "${raw}")`);
   return false;
 }
