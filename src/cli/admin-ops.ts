@@ -7,7 +7,7 @@ import { openDatabase, pgliteDirFor, type Database } from '../storage/db.js';
 import { initPgliteDir } from '../storage/pglite-init.js';
 import { PgliteDirLockedError } from '../storage/pglite-lock.js';
 import { findKey, listKeys, revokeKey, updateKey } from '../storage/keys-repo.js';
-import { CliError } from './args.js';
+import { CliError, httpUrl } from './args.js';
 
 export interface CreateKeyArgs {
   userId: string;
@@ -103,7 +103,10 @@ class DbAdminOps implements AdminOps {
 
 export function serverBaseUrl(config: Config): string {
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return process.env.PAPER_ARENA_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  const fromEnv = process.env.PAPER_ARENA_URL;
+  // a trailing slash made every call `//api/…` (404 "another program on that port?")
+  if (fromEnv) return httpUrl(fromEnv, 'PAPER_ARENA_URL').href.replace(/\/+$/, '');
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
 /** A busy server (its first ingest, a loaded machine) may take seconds to answer. */

@@ -20,6 +20,18 @@ export function parseArgs(argv: string[]): { positional: string[]; flags: Map<st
 }
 
 /** A problem with the command line: printed without a stack, exit code 2. */
+/** An http(s) address from the command line or the environment; `what` names where it came from. */
+export function httpUrl(text: string, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new CliError(`${what} is not a URL: ${text} (an address such as http://127.0.0.1:3000)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`${what} must be http:// or https:// (got ${text})`);
+  return url;
+}
+
 export class CliError extends Error {}
 
 export type Flags = Map<string, string | true>;

@@ -1,5 +1,5 @@
 import { runStdioBridge } from '../mcp/stdio-bridge.js';
-import { CliError, flagText, type Flags } from './args.js';
+import { flagText, httpUrl, type Flags } from './args.js';
 
 export const MCP_USAGE = `  mcp [--url http://127.0.0.1:3000] [--key sk_live_…]
                                                relay MCP between stdio and a server's /mcp endpoint (for MCP hosts that
@@ -7,13 +7,7 @@ export const MCP_USAGE = `  mcp [--url http://127.0.0.1:3000] [--key sk_live_…
 
 /** `/mcp` of a base URL, or the URL itself when it already names a path. */
 export function mcpEndpoint(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new CliError(`--url is not a URL: ${text}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('--url must be http:// or https://');
+  const url = httpUrl(text, '--url');
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/mcp';
   return url;
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkFlags, CliError, parseArgs } from '../../src/cli/args.js';
+import { serverBaseUrl } from '../../src/cli/admin-ops.js';
 import { runCli } from '../../src/cli/main.js';
 import { testConfig } from '../../src/config/env.js';
 
@@ -52,5 +53,22 @@ describe('runCli refuses bad flags before it touches anything', () => {
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     expect(await runCli(config, ['constructor', '--x'])).toBe(2);
     expect(String(stdout.mock.calls[0]?.[0])).toContain('paper-arena <command>');
+  });
+});
+
+describe('PAPER_ARENA_URL', () => {
+  afterEach(() => vi.unstubAllEnvs());
+  const config = testConfig({ port: 3000 });
+  it('is read as an http(s) address, a trailing slash dropped', () => {
+    vi.stubEnv('PAPER_ARENA_URL', 'http://127.0.0.1:3710/');
+    expect(serverBaseUrl(config)).toBe('http://127.0.0.1:3710');
+    vi.stubEnv('PAPER_ARENA_URL', '');
+    expect(serverBaseUrl(config)).toBe('http://127.0.0.1:3000');
+  });
+  it('refuses an address without a scheme, naming the variable (it was an unreachable server to retry)', () => {
+    vi.stubEnv('PAPER_ARENA_URL', '127.0.0.1:3710');
+    expect(() => serverBaseUrl(config)).toThrow(new CliError('PAPER_ARENA_URL is not a URL: 127.0.0.1:3710 (an address such as http://127.0.0.1:3000)'));
+    vi.stubEnv('PAPER_ARENA_URL', 'localhost:3710');
+    expect(() => serverBaseUrl(config)).toThrow(/PAPER_ARENA_URL must be http:\/\/ or https:\/\//);
   });
 });
