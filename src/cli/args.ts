@@ -19,7 +19,6 @@ export function parseArgs(argv: string[]): { positional: string[]; flags: Map<st
   return { positional, flags };
 }
 
-/** A problem with the command line: printed without a stack, exit code 2. */
 /** An http(s) address from the command line or the environment; `what` names where it came from. */
 export function httpUrl(text: string, what: string): URL {
   let url: URL;
@@ -32,6 +31,7 @@ export function httpUrl(text: string, what: string): URL {
   return url;
 }
 
+/** A problem with the command line: printed without a stack, exit code 2. */
 export class CliError extends Error {}
 
 export type Flags = Map<string, string | true>;
@@ -50,7 +50,8 @@ export function checkFlags(flags: Flags, spec: FlagSpec): void {
   const known = [...(spec.values ?? []), ...(spec.switches ?? [])].map((n) => `--${n}`);
   for (const [name, value] of flags) {
     if (spec.switches?.includes(name)) {
-      if (value !== true) throw new CliError(`--${name} is a switch and takes no value (got "${value}"); leave it out for off`);
+      // `--public false` must not mean on; `revoke --force 7` reads 7 as the switch's value too
+      if (value !== true) throw new CliError(`--${name} is a switch and takes no value (got "${value}"); leave it out for off, and put arguments before flags`);
     } else if (!spec.values?.includes(name)) {
       throw new CliError(`unknown flag --${name}${known.length > 0 ? `; this command takes ${known.join(', ')}` : '; this command takes no flags'}`);
     }

@@ -34,6 +34,7 @@ describe('runCli refuses bad flags before it touches anything', () => {
     ['keys create --user me --scope trade:spot', 'unknown flag --scope'],
     ['keys create --user me --public false', '--public is a switch'],
     ['keys revoke 7 --forse', 'unknown flag --forse'],
+    ['keys revoke --force 7', '--force is a switch and takes no value (got "7"); leave it out for off, and put arguments before flags'],
     ['market record --out t.ndjson --minute 5', 'unknown flag --minute'],
     ['doctor --fix', 'this command takes no flags'],
     ['competitions list --all', 'unknown flag --all'],
