@@ -1,6 +1,7 @@
 import { runCli } from './cli/main.js';
 import { ConfigError, loadConfig } from './config/env.js';
 import { runServer, type Role } from './server.js';
+import { CoinsFileError } from './marketdata/coins.js';
 import { TapeError } from './marketdata/replay/tape.js';
 import { PgliteDirLockedError } from './storage/pglite-lock.js';
 
@@ -23,9 +24,13 @@ async function main(): Promise<void> {
 }
 
 /** Start-up failures that are the operator's situation, not a bug: their message says what to do, no stack needed. */
-const SITUATION_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND']);
+// (file-system codes name the path: a DATA_DIR that is a file, a --out in a missing directory, a full disk)
+const SITUATION_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOENT', 'ENOTDIR', 'EISDIR', 'EROFS', 'ENOSPC', 'EPERM']);
 const isSituation = (error: unknown): error is Error =>
-  error instanceof PgliteDirLockedError || error instanceof TapeError || (error instanceof Error && SITUATION_CODES.has((error as NodeJS.ErrnoException).code ?? ''));
+  error instanceof PgliteDirLockedError ||
+  error instanceof TapeError ||
+  error instanceof CoinsFileError ||
+  (error instanceof Error && SITUATION_CODES.has((error as NodeJS.ErrnoException).code ?? ''));
 
 main().catch((error: unknown) => {
   const text = isSituation(error) ? `paper-arena: ${error.message}` : error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DEFAULT_COINS_PATH } from '../marketdata/coins.js';
@@ -118,8 +118,15 @@ export function loadConfig(env: Env = process.env): Config {
   const coinsFile = (): string => {
     const raw = read('COINS_FILE');
     if (raw === undefined) return DEFAULT_COINS_PATH;
-    if (!existsSync(resolve(raw))) problems.push(`COINS_FILE ${raw} does not exist`);
+    const problem = fileProblem(resolve(raw));
+    if (problem) problems.push(`COINS_FILE ${raw} ${problem}`);
     return resolve(raw);
+  };
+
+  const dataDir = (): string => {
+    const dir = resolve(read('DATA_DIR') ?? './data');
+    if (existsSync(dir) && !statSync(dir).isDirectory()) problems.push(`DATA_DIR ${dir} is not a directory`);
+    return dir;
   };
 
   const marketRaw = read('MARKET_DATA') ?? 'sim';
@@ -127,7 +134,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (marketRaw === 'live') marketData = { kind: 'live' };
   else if (marketRaw.startsWith('replay:') && marketRaw.length > 'replay:'.length) {
     marketData = { kind: 'replay', file: resolve(marketRaw.slice('replay:'.length)) };
-    if (!existsSync(marketData.file)) problems.push(`MARKET_DATA replay tape ${marketData.file} does not exist`);
+    const problem = fileProblem(marketData.file);
+    if (problem) problems.push(`MARKET_DATA replay tape ${marketData.file} ${problem}`);
   } else if (marketRaw !== 'sim') problems.push(`MARKET_DATA must be sim, live or replay:<file> (got "${marketRaw}")`);
 
   const adminToken = read('ADMIN_TOKEN') ?? null;
@@ -136,7 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port: int('PORT', 3000, 0, 65535),
     host: read('HOST') ?? '127.0.0.1',
-    dataDir: resolve(read('DATA_DIR') ?? './data'),
+    dataDir: dataDir(),
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolMax: int('DATABASE_POOL_MAX', 10, 1, 500),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
@@ -171,6 +179,12 @@ export function loadConfig(env: Env = process.env): Config {
 /** Defaults for tests and embedded use, with explicit overrides. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return { ...loadConfig({}), logLevel: 'silent', ...overrides };
+}
+
+/** Why a path the service will read as a file cannot be one, or null. */
+function fileProblem(path: string): string | null {
+  if (!existsSync(path)) return 'does not exist';
+  return statSync(path).isFile() ? null : 'is not a file';
 }
 
 /** An IPv4 / IPv6 address, optionally with a prefix length its family allows (`10.0.0.0/8`, `::1/128`). */

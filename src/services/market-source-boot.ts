@@ -13,7 +13,7 @@ import { LiveMarket } from '../marketdata/live/live-market.js';
 import { LiveSampleFile } from '../marketdata/live/sample-file.js';
 import type { MarketReads } from '../marketdata/reads.js';
 import { ReplayMarket } from '../marketdata/replay/replay-market.js';
-import { readTape } from '../marketdata/replay/tape.js';
+import { readTape, TapeError } from '../marketdata/replay/tape.js';
 import type { Database } from '../storage/db.js';
 import { sqlSimStore, upsertCoins } from '../storage/market-repo.js';
 import { FileSimStore } from '../storage/sim-file-store.js';
@@ -102,7 +102,7 @@ async function startReplay(config: Config, database: Database, coins: Coin[], fi
   await upsertCoins(database.db, coins);
   say(`  market: loading tape ${file}…`);
   const tape = await readTape(file, { onProgress: (read, total, n) => say(`  market: tape ${Math.round((100 * read) / total)} % (${n} snapshots)`) });
-  if (tape.snapshots.length === 0) throw new Error(`the tape ${file} holds no snapshot`);
+  if (tape.snapshots.length === 0) throw new TapeError(`the tape ${file} holds no snapshot`);
   const replay = new ReplayMarket(coins, tape, { speed: config.replaySpeed, wall: systemClock, fiatSeed: config.simSeed });
   const minutes = Math.round((replay.endMs - replay.startMs) / 60_000);
   say(

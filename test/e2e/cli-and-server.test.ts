@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -82,4 +82,28 @@ describe('CLI and server, as a user runs them', () => {
     expect(run.stderr).toContain('PORT');
     expect(run.stderr).toContain('AGENT_RPM');
   }, 30_000);
+
+  it('says in one line, without a stack, what is wrong with a file it was given', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paper-arena-files-'));
+    try {
+      const coins = join(dir, 'coins.json');
+      const tape = join(dir, 'empty.ndjson');
+      writeFileSync(coins, '{not json');
+      writeFileSync(tape, '');
+      const port = await freePort();
+      const cases: [NodeJS.ProcessEnv, string[], RegExp][] = [
+        [{ COINS_FILE: coins }, ['serve'], /^paper-arena: invalid coins file: cannot read .*coins\.json/m],
+        [{ MARKET_DATA: `replay:${tape}` }, ['serve'], /^paper-arena: the tape .*empty\.ndjson holds no snapshot/m],
+        [{}, ['market', 'record', '--out', join(dir, 'missing', 'x.ndjson'), '--minutes', '1', '--no-wait'], /^paper-arena: ENOENT: no such file or directory, open '.*x\.ndjson'/m],
+      ];
+      for (const [extra, args, message] of cases) {
+        const run = spawnSync(process.execPath, [...ENTRY, ...args], { env: { ...env(port), DATA_DIR: join(dir, 'data'), ...extra }, encoding: 'utf8', timeout: 60_000 });
+        expect(run.status, run.stderr).toBe(1);
+        expect(run.stderr).toMatch(message);
+        expect(run.stderr).not.toMatch(/^\s+at /m);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -29,6 +29,14 @@ describe('configuration', () => {
     expect(() => loadConfig({ MARKET_DATA: 'replay:/nonexistent/tape.ndjson' })).toThrow(/MARKET_DATA replay tape \/nonexistent\/tape.ndjson does not exist/);
     expect(() => loadConfig({ PORT: '3100', METRICS_PORT: '3100' })).toThrow(/METRICS_PORT must differ from PORT/);
     expect(loadConfig({ PORT: '3100', METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    // a directory where a file belongs, a file where the data directory belongs: one line at start, not a stack later
+    const dir = mkdtempSync(join(tmpdir(), 'config-'));
+    const file = join(dir, 'plain-file');
+    writeFileSync(file, '');
+    expect(() => loadConfig({ COINS_FILE: dir })).toThrow(/COINS_FILE .* is not a file/);
+    expect(() => loadConfig({ MARKET_DATA: `replay:${dir}` })).toThrow(/MARKET_DATA replay tape .* is not a file/);
+    expect(() => loadConfig({ DATA_DIR: file })).toThrow(/DATA_DIR .*plain-file is not a directory/);
+    expect(loadConfig({ DATA_DIR: dir }).dataDir).toBe(dir);
   });
 
   it('reads TRUST_PROXY as a switch or as the trusted proxies’ addresses', () => {
