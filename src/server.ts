@@ -52,7 +52,9 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
   const source = await startMarketSource(config, opening, progress);
   const database = await opening;
-  progress('market: serving prices');
+  const priced = source.market.coins().filter((c) => source.market.quote(c.coinId) !== null).length;
+  // live mode offline said "serving prices" with none: say so, and what waits for them
+  progress(priced > 0 ? `market: serving prices (${priced} coins)` : 'market: no prices yet (the source has not answered; orders are refused and /readyz waits until it does)');
   const admin = resolveAdminToken(config.adminToken, config.dataDir);
   const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, budgetClock: systemClock, market: source.market, marketReads: source.market, news: source.news });
 

@@ -38,6 +38,7 @@ describe('CLI and server, as a user runs them', () => {
       await expect.poll(() => output, { timeout: 30_000, interval: 200 }).toContain('listening on');
       // Keys existed already, so no demo key is minted; the admin token file is private.
       expect(output).not.toContain('demo key');
+      expect(output).toMatch(/market: serving prices \(\d+ coins\)/);
       expect(statSync(join(dataDir, 'admin-token')).mode & 0o777).toBe(0o600);
 
       const me = await fetch(`http://127.0.0.1:${port}/api/agent/me`, { headers: { authorization: `Bearer ${created.key}` } });
@@ -82,6 +83,27 @@ describe('CLI and server, as a user runs them', () => {
     expect(run.stderr).toContain('PORT');
     expect(run.stderr).toContain('AGENT_RPM');
   }, 30_000);
+
+  it('says at start when the market source has no price yet (a tape of none here; live mode offline said "serving prices")', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'paper-arena-noprice-'));
+    const tape = join(dir, 'no-prices.ndjson');
+    const t = Date.now();
+    writeFileSync(tape, `${JSON.stringify({ tape: 'paper-arena.market-tape.v1', source: 'test', startMs: t, endMs: t, coins: 0, everySeconds: 10 })}\n${JSON.stringify({ t, q: {} })}\n`);
+    const port = await freePort();
+    const server = spawn(process.execPath, [...ENTRY, 'serve'], { env: { ...env(port), DATA_DIR: join(dir, 'data'), MARKET_DATA: `replay:${tape}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (chunk) => (output += chunk));
+    server.stderr.on('data', (chunk) => (output += chunk));
+    try {
+      await expect.poll(() => output, { timeout: 30_000, interval: 200 }).toContain('listening on');
+      expect(output).toContain('market: no prices yet');
+      expect(output).not.toContain('market: serving prices');
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.on('exit', resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('says in one line, without a stack, what is wrong with a file it was given', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paper-arena-files-'));
