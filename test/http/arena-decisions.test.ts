@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { CONTENT_HASH_FIELDS_V1 } from '../../src/arena/decisions.js';
 import { Decimal } from '../../src/domain/money.js';
 import { recordDecision, settleDecision, type DecisionInput } from '../../src/storage/arena-decisions-repo.js';
@@ -265,6 +265,10 @@ describe('Decision records, the decisions dataset and artifacts', { timeout: 120
     const db = t.testDb.database.db;
     await expect(db.execute(sql`update arena_decisions set event_title = 'edited' where decision_uuid = ${uuids.won}::uuid`)).rejects.toThrow();
     await expect(db.execute(sql`update arena_decisions set market_probability = 1 where decision_uuid = ${uuids.pending}::uuid`)).rejects.toThrow();
+    // settlement columns only with the settlement itself: not written ahead on a pending decision
+    const refusal = (query: SQL) => db.execute(query).then(() => 'allowed', (e: { cause?: Error } & Error) => (e.cause ?? e).message);
+    expect(await refusal(sql`update arena_decisions set pnl_musd = 5 where decision_uuid = ${uuids.pending}::uuid`)).toMatch(/changes only by its settlement/);
+    expect(await refusal(sql`update arena_decisions set brier = 0.1, agent_brier = 0.2 where decision_uuid = ${uuids.pending}::uuid`)).toMatch(/changes only by its settlement/);
     await expect(db.execute(sql`delete from arena_decisions where decision_uuid = ${uuids.won}::uuid`)).rejects.toThrow();
     const settle = (uuid: string) => db.transaction((tx) => settleDecision(tx, { decisionUuid: uuid }, { label: 'lost', pnlMusd: new Decimal(-1), settledAtMs: t.clock.now() }));
     await expect(settle(uuids.won!)).rejects.toThrow();
