@@ -190,6 +190,22 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     });
   });
 
+  it('home: live moves come back after the stream refused the page (all five slots of the address taken)', async () => {
+    const holders = Array.from({ length: 5 }, () => new AbortController());
+    const streams = await Promise.all(holders.map((h) => fetch(`${server.base}/api/prediction-markets/stream`, { signal: h.signal })));
+    expect(streams.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    const page = await context.newPage();
+    try {
+      await page.goto(`${server.base}/`);
+      await expect.poll(() => page.textContent('#live-state'), { timeout: 10_000 }).toMatch(/^offline, retrying in \d+ s$/);
+      for (const h of holders) h.abort();
+      await expect.poll(() => page.textContent('#live-state'), { timeout: 20_000 }).toBe('live');
+    } finally {
+      for (const h of holders) h.abort();
+      await page.close();
+    }
+  });
+
   it('arena: leaderboard rows with the demo agents, window switch, same budget and cache as /api/arena', async () => {
     const res = await fetch(`${server.base}/arena`);
     expect(res.headers.get('cache-control')).toBe('public, max-age=30');
