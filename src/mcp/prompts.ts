@@ -21,7 +21,7 @@ export function firstSessionPrompt(args: Record<string, string | undefined>): Ge
 Run one careful session. Pick one runId for the whole session (e.g. "first-session-<date>") and a new decisionId per decision; pass runId, decisionId, strategyLabel and confidence (0..1) on every call — they land in your private ledger.
 
 1. account_me — check which scopes your key has (spot orders need "trade:spot"). account_portfolio — note your mUSD balance.
-2. market_resolve with q="${symbol}" — take match.coinId (a UCID). Every other tool takes coinId, never a ticker.
+2. market_resolve with q="${symbol}" — take match.coinId (a UCID). The market, spot and futures tools take coinId, never a ticker (market_news takes symbols or slugs).
 3. market_context with that coinId — read price, freshness and sentiment. If freshness.status is "stale" or "unknown", stop here and explain why.
 4. spot_quote {coinId, side: "buy", quantity} with a quantity worth at most ${budget} mUSD at the context price. Check eligible is true and blockReasons is empty; read executionPrice and the fee. Quotes change nothing.
 5. spot_order {coinId, side: "buy", orderType: "market", quantity, idempotencyKey}. Make the idempotencyKey unique for this one intended order and reuse it only to retry the same order: a retry with the same key replays the first result instead of buying twice.

@@ -50,9 +50,24 @@ export class McpRegistry {
     if (resource.path === null) text = JSON.stringify(executionModelDocument());
     else {
       const res = await this.app.inject({ method: 'GET', url: resource.path, remoteAddress: caller.ip, headers: { 'x-request-id': caller.requestId } });
-      if (res.statusCode >= 400) throw new McpError(ErrorCode.InternalError, `${resource.path} answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
+      if (res.statusCode >= 400) throw refusal(resource.path, res.statusCode, res.body);
       text = res.body;
     }
     return { contents: [{ uri, mimeType: resource.mimeType, text }] };
   }
+}
+
+/**
+ * A route's refusal of a resource read as a JSON-RPC error: the caller's (4xx: a budget spent,
+ * with its retryAfterSeconds) is an invalid request carrying the REST envelope; only a 5xx is internal.
+ */
+function refusal(path: string, status: number, body: string): McpError {
+  let envelope: Record<string, unknown> = {};
+  try {
+    envelope = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    // not the JSON envelope: the status alone
+  }
+  const message = `${path} answered ${status}${typeof envelope.error === 'string' ? ` ${envelope.error}` : ''}: ${typeof envelope.message === 'string' ? envelope.message : body.slice(0, 300)}`;
+  return new McpError(status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest, message, { status, ...envelope });
 }

@@ -28,13 +28,14 @@ const one = (name: string, route: string, extra: Partial<ToolSpec> = {}): ToolSp
 
 export const TOOL_SPECS: readonly ToolSpec[] = [
   // market
-  one('market_resolve', 'GET /api/agent/resolve', { note: 'Use it first: every other tool takes the coinId (UCID), not a ticker.' }),
+  one('market_resolve', 'GET /api/agent/resolve', { note: 'Use it first: the market, spot and futures tools take the coinId (UCID), not a ticker (market_news takes symbols or slugs).' }),
   one('market_context', 'GET /api/agent/market/:coinId'),
   one('market_candles', 'GET /api/agent/market/:coinId/candles'),
   {
     name: 'market_movers',
     routes: [{ route: 'GET /api/coins/top-losers', when: { argument: 'direction', equals: 'losers' } }, { route: 'GET /api/coins/top-gainers' }],
     selector: { name: 'direction', values: ['gainers', 'losers'], default: 'gainers', description: 'largest 24 h gain (gainers) or loss (losers)' },
+    note: 'With direction "losers": the largest 24 h losses instead.',
   },
   one('market_news', 'GET /api/agent/news'), // listed once the news endpoint exists
   // account
@@ -72,7 +73,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
       { route: 'GET /api/prediction-markets/canonical/:key', when: { argument: 'key' } },
       { route: 'GET /api/prediction-markets/canonical' },
     ],
-    note: 'With key: that one canonical event; without: the cursor-paged list.',
+    note: 'With the key argument: that one canonical event; without it: the cursor-paged list.',
   },
   one('pm_consensus_methodology', 'GET /api/prediction-markets/consensus-methodology'),
   one('pm_calibration', 'GET /api/prediction-markets/calibration'),

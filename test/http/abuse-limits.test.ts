@@ -109,6 +109,9 @@ describe('MCP on a loopback-only server', () => {
     const rebound = await send({ host: 'evil.example:3000', origin: 'http://evil.example:3000' });
     expect(rebound.statusCode).toBe(403);
     expect(rebound.json().error.data).toMatchObject({ error: 'forbidden_host' });
+    expect(rebound.json().id).toBe(1); // the refused message's own id (JSON-RPC 2.0), not null
+    const badKey = await send({ authorization: 'Bearer sk_live_unknownunknownunknownunknownunknown12' });
+    expect([badKey.statusCode, badKey.json().id, badKey.json().error.data.error]).toEqual([401, 1, 'unauthorized']);
     expect((await send({ host: '127.0.0.1:3000', origin: 'http://evil.example' })).statusCode).toBe(403);
     expect((await send({ host: '127.0.0.1:3000' })).statusCode).toBe(200);
     expect((await send({ host: 'localhost:3000', origin: 'http://localhost:5173' })).statusCode).toBe(200);

@@ -96,6 +96,11 @@ describe('/mcp over the SDK Streamable HTTP client', () => {
     expect(byName.get('spot_quote')!.annotations).toMatchObject({ readOnlyHint: true });
     // The route's complete response schema is the outputSchema (the rule itself: test/unit/mcp-tool-schema.test.ts).
     expect(byName.get('market_resolve')!.outputSchema).toMatchObject({ type: 'object', properties: { match: {}, alternatives: {} } });
+    // a tool that picks its route by an argument says what each choice does
+    expect(byName.get('market_movers')!.description).toMatch(/largest 24 h gain.*direction "losers": the largest 24 h losses/);
+    // the tool that takes symbols is named where coinIds are asked for
+    expect(byName.get('market_resolve')!.description).toContain('market_news takes symbols or slugs');
+    expect(byName.get('market_news')!.inputSchema.properties).toHaveProperty('coins');
 
     const keyless = await (await connect()).listTools();
     expect(keyless.tools.map((tool) => tool.name).sort()).toEqual([...KEYLESS_TOOLS].sort());
@@ -307,6 +312,20 @@ describe('/mcp rate limits', () => {
       const envelope = resultJson(third);
       expect(envelope).toMatchObject({ error: 'rate_limited', status: 429 });
       expect(envelope.retryAfterSeconds).toBeGreaterThan(0);
+      await client.close();
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("refuses a resource read past the public budget as the caller's error, with retryAfterSeconds (not an internal error)", async () => {
+    const limited = await createTestApp({ testDb, clock: new ManualClock(NOW), config: { publicRpm: 3 } });
+    try {
+      const client = await mcpClient(await listenForMcp(limited.app));
+      const read = () => client.readResource({ uri: 'paper-arena://terms' });
+      let refused: unknown = null;
+      for (let i = 0; i < 6 && refused === null; i += 1) refused = await read().then(() => null, (error: unknown) => error);
+      expect(refused).toMatchObject({ code: -32600, data: { status: 429, error: 'rate_limited', retryAfterSeconds: expect.any(Number) } });
       await client.close();
     } finally {
       await limited.close();

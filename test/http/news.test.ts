@@ -90,6 +90,8 @@ describe('GET /api/agent/news (simulated wire)', () => {
       expect(res.json().error, url).toBe('invalid_request');
     }
     expect((await get('/api/agent/news?coins=nosuchcoin')).json().field).toBe('query.coins');
+    // an agent told elsewhere to use coinIds learns what this route takes
+    expect((await get('/api/agent/news?coins=1')).json().message).toMatch(/coins takes symbols or slugs \(btc, ethereum\), not coinIds/);
   });
 });
 

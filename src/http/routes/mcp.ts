@@ -17,12 +17,18 @@ const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 const SERVER_ERROR = -32000;
 
+/** The id of a single parsed message (JSON-RPC answers an error with it when it can be read), else null. */
+function messageId(body: unknown): string | number | null {
+  const id = isObject(body) ? body.id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 /** A JSON-RPC error as the HTTP answer (what an MCP client reads when the request itself is refused). */
-function rpcError(reply: FastifyReply, status: number, code: string, message: string, rpcCode = SERVER_ERROR) {
+function rpcError(reply: FastifyReply, status: number, code: string, message: string, rpcCode = SERVER_ERROR, body: unknown = null) {
   return reply
     .status(status)
     .header('content-type', 'application/json')
-    .send({ jsonrpc: '2.0', id: null, error: { code: rpcCode, message: `${code}: ${message}`, data: { error: code, message } } });
+    .send({ jsonrpc: '2.0', id: messageId(body), error: { code: rpcCode, message: `${code}: ${message}`, data: { error: code, message } } });
 }
 
 /** A body the endpoint cannot read (not JSON, over 64 KB, another media type) is a JSON-RPC error, not the REST envelope. */
@@ -122,25 +128,25 @@ export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
     app.setErrorHandler(bodyError);
     app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
       if (foreignToLoopback(ctx.config.host, request)) {
-        return rpcError(reply, 403, 'forbidden_host', 'this server listens on loopback: call it as 127.0.0.1 or localhost');
+        return rpcError(reply, 403, 'forbidden_host', 'this server listens on loopback: call it as 127.0.0.1 or localhost', SERVER_ERROR, request.body);
       }
       if (nestedDeeperThan(request.body, MAX_MESSAGE_DEPTH)) {
-        return rpcError(reply, 400, 'invalid_request', `the message nests more than ${MAX_MESSAGE_DEPTH} levels deep`, INVALID_REQUEST);
+        return rpcError(reply, 400, 'invalid_request', `the message nests more than ${MAX_MESSAGE_DEPTH} levels deep`, INVALID_REQUEST, request.body);
       }
       const caller = await callerOf(ctx, request).catch((error: unknown) => {
         if (error instanceof ApiError) return error; // too many unknown keys from this address
         throw error;
       });
-      if (caller instanceof ApiError) return rpcError(reply.headers(caller.headers), caller.statusCode, caller.code, caller.message);
+      if (caller instanceof ApiError) return rpcError(reply.headers(caller.headers), caller.statusCode, caller.code, caller.message, SERVER_ERROR, request.body);
       if (typeof caller === 'string') {
         reply.header('www-authenticate', 'Bearer error="invalid_token"');
-        return rpcError(reply, 401, 'unauthorized', caller);
+        return rpcError(reply, 401, 'unauthorized', caller, SERVER_ERROR, request.body);
       }
       // keyless messages count against the address's public budget; tool calls and resource reads
       // spend it in the REST route they call, so only the others (initialize, lists) are counted here
       if (caller.key === null && !callsRoute(request.body)) {
         const refusal = await spendPublicBudget(ctx, reply, request.ip);
-        if (refusal instanceof ApiError) return rpcError(reply.headers(refusal.headers), refusal.statusCode, refusal.code, refusal.message);
+        if (refusal instanceof ApiError) return rpcError(reply.headers(refusal.headers), refusal.statusCode, refusal.code, refusal.message, SERVER_ERROR, request.body);
       }
       const malformed = malformedToolCall(request.body);
       if (malformed) {

@@ -54,7 +54,7 @@ function resolveCoins(reads: MarketReads, raw: string): NewsCoin[] {
     if (coin) found.push(coin);
     else unknown.push(t);
   }
-  if (found.length === 0) throw invalidRequest('query.coins', `no known coin in coins (unknown: ${unknown.slice(0, 5).join(', ')})`);
+  if (found.length === 0) throw invalidRequest('query.coins', `no known coin in coins (unknown: ${unknown.slice(0, 5).join(', ')}); coins takes symbols or slugs (btc, ethereum), not coinIds`);
   return [...new Map(found.map((c) => [c.coinId, c])).values()];
 }
 
