@@ -6,12 +6,14 @@
  * writeTrade, a single statement that locks the book, checks every row read is unchanged and
  * applies all effects with the idempotency record. When something changed in between
  * (`stale`), the attempt is repeated inside a transaction that locks the book while reading,
- * so it cannot go stale again for the book's own rows.
+ * so it cannot go stale again for the book's own rows. A refusal of a write with an
+ * idempotencyKey is decided once more from a read that waits for the book's lock (see readDecideWrite).
  */
 import { BookWriteQueue, bookBusy } from './book-write-queue.js';
 import type { Db, Queryable } from '../storage/db.js';
 import { readBook, writeTrade, type WriteOutcome, type BookReadRequest, type BookSnapshot, type IdempotencyClaim, type StoredIdempotency } from '../storage/trade-write-repo.js';
 import type { TradeEffects } from '../domain/trade-effects.js';
+import { ApiError } from '../http/errors.js';
 import { intentHash, replayOf, type IdempotentCall } from './idempotency.js';
 
 export interface Decided<R> {
@@ -69,7 +71,14 @@ export async function runTradeWrite<R>(db: Db, write: TradeWrite<R>): Promise<Tr
 
 async function readDecideWrite<R>(db: Db, write: TradeWrite<R>): Promise<TradeWriteResult<R>> {
   const requestHash = write.idempotency ? intentHash(write.idempotency) : null;
-  const first = await attempt(db, write, requestHash, false);
+  const first = await attempt(db, write, requestHash, false).catch((error: unknown) => {
+    // A refusal may have raced a twin of the same idempotencyKey on another process (another
+    // mark, a tick later) whose write is committing. One more read that takes the book's lock
+    // for its one statement waits for that write and sees its record (replayed), rather than
+    // answering "refused" for a write that ran; else the decision is made again from it.
+    if (write.idempotency && error instanceof ApiError && error.statusCode < 500) return attempt(db, write, requestHash, true);
+    throw error;
+  });
   if (first) return first;
   for (let i = 0; i < LOCKED_ATTEMPTS; i += 1) {
     const locked = await db.transaction((tx) => attempt(tx, write, requestHash, true));
