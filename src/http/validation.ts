@@ -170,9 +170,30 @@ export function requestValidatorCompiler(): FastifySchemaCompiler<FastifySchema>
   const strict = newAjv(false);
   const coercing = newAjv(true);
   return ({ schema, httpPart }) => {
-    if (httpPart === 'body') return strict.compile(hardenSchema(schema) as AnySchema) as ValidateFunction;
+    if (httpPart === 'body') return nullMeansLeftOut(schema as Schema, strict.compile(hardenSchema(schema) as AnySchema) as ValidateFunction);
     return decimalTextOnly(schema as Schema, coercing.compile(hardenSchema(schema) as AnySchema) as ValidateFunction);
   };
+}
+
+const acceptsNull = (node: Schema): boolean => typesOf(node).includes('null') || ((node.anyOf ?? []) as Schema[]).some(acceptsNull);
+
+/**
+ * On a write that takes an idempotencyKey a top-level field sent as null is the request without
+ * it (docs/http-conventions.md; the replay hash reads it so): such a null is dropped before
+ * validation where the field does not take null itself, so its default applies (a futures
+ * close's `fraction` 1, a PM open's `side` yes) instead of a 400 for a spelt-out retry.
+ */
+function nullMeansLeftOut(schema: Schema, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  if (!Object.hasOwn(properties, 'idempotencyKey')) return validate;
+  const dropped = Object.keys(properties).filter((name) => !acceptsNull(properties[name]!));
+  const check = ((data: Record<string, unknown> | null | undefined) => {
+    if (data && typeof data === 'object' && !Array.isArray(data)) for (const name of dropped) if (data[name] === null) delete data[name];
+    const ok = validate(data);
+    check.errors = validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  return check;
 }
 
 const INTEGER_TEXT = /^-?\d+$/;

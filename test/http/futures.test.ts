@@ -349,8 +349,10 @@ describe('POST /api/agent/futures/close', () => {
       expect(w.available.toNumber()).toBeCloseTo(50_000 - 1005 + 500 + 100 - 2.55, 8);
       await booksBalanced();
 
-      const rest = await close(key, { positionId: p.id });
+      // a fraction sent as null is one left out (the whole rest), and the retry without it replays
+      const rest = await close(key, { positionId: p.id, fraction: null, idempotencyKey: 'close-rest' });
       expect(rest.json().position).toMatchObject({ status: 'closed', exitReason: 'user_close', exitPrice: 51_000, realizedPnlMusd: 189.9 });
+      expect((await close(key, { positionId: p.id, idempotencyKey: 'close-rest' })).json()).toMatchObject({ idempotentReplay: true, position: { status: 'closed' } });
       expect(rest.json().position.closedAt).toBe(new Date(t.clock.now()).toISOString());
       w = (await findWallet(t.ctx.database.db, keyId))!;
       expect(w.frozenFutures.toNumber()).toBe(0);

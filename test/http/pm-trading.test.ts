@@ -127,6 +127,8 @@ describe('POST /api/agent/pm/open', () => {
     expect(replay.json()).toEqual({ position: pos, idempotentReplay: true });
     // spelling out the default side is the same request
     expect((await post(key, 'open', { ...body, side: 'yes' })).json()).toEqual({ position: pos, idempotentReplay: true });
+    // and so is a null one (null is left out, docs/http-conventions.md): not a 400
+    expect((await post(key, 'open', { ...body, side: null, forecastProbability: 70 })).json()).toEqual({ position: pos, idempotentReplay: true });
     expect((await post(key, 'open', { ...body, side: 'no' })).statusCode).toBe(409);
     const conflict = await post(key, 'open', { ...body, stakeMusd: 200 });
     expect(conflict.statusCode).toBe(409);
