@@ -298,6 +298,16 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
       expect(venues.length).toBeGreaterThan(0);
       expect(await page.inputValue('select[name="source"]')).toBe(fx.event.source);
     });
+    // a page past the end says how many there are and links back to the last one, not to another empty page
+    await visit('markets-past-end', '/markets?page=999', async (page) => {
+      const counts = (await page.textContent('p.muted'))!.match(/^(\d+) markets · page 999 of (\d+)$/);
+      expect(counts).not.toBeNull();
+      const last = Math.ceil(Number(counts![1]) / 25);
+      expect(Number(counts![2])).toBe(last);
+      await page.click('a[rel="prev"]');
+      await page.waitForURL(new RegExp(`/markets\\?page=${last}$`));
+      expect(await page.locator('table.markets tbody tr').count()).toBeGreaterThan(0);
+    });
   });
 
   it('event: outcomes, consensus, cross-venue rows and a drawn price chart', async () => {

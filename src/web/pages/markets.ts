@@ -4,7 +4,7 @@ import { VENUES } from '../../pm/venues.js';
 import { change, compactUsd, money, pct, when } from '../format.js';
 import { html, type Html } from '../html.js';
 import { chart } from '../layout.js';
-import { MARKET_SORTS, type MarketQuery, type eventPage, type marketsPage } from '../markets-data.js';
+import { MARKET_SORTS, MARKETS_PAGE_SIZE, type MarketQuery, type eventPage, type marketsPage } from '../markets-data.js';
 
 type ListPage = Awaited<ReturnType<typeof marketsPage>>;
 type EventPage = NonNullable<Awaited<ReturnType<typeof eventPage>>>;
@@ -23,6 +23,9 @@ const href = (q: MarketQuery, page: number) =>
 const leaderOf = (event: Record<string, unknown>) => event.representativeOutcome as { name: string; probability: number } | undefined;
 
 export function marketsBody(list: ListPage, q: MarketQuery): Html {
+  const lastPage = Math.max(1, Math.ceil(list.total / MARKETS_PAGE_SIZE));
+  // a page past the end links back to the last one (its "previous" was another empty page)
+  const previous = q.page > lastPage ? html`<a rel="prev" href="${href(q, lastPage)}">← Last page</a>` : q.page > 1 ? html`<a rel="prev" href="${href(q, q.page - 1)}">← Previous</a>` : '';
   return html`<h1>Prediction markets</h1>
 <form class="filters" method="get" action="/markets" role="search">
 <label>Search <input type="search" name="q" value="${q.q}" maxlength="200" placeholder="bitcoin, election…"></label>
@@ -31,14 +34,14 @@ export function marketsBody(list: ListPage, q: MarketQuery): Html {
 <label>Sort <select name="sort">${Object.entries(MARKET_SORTS).map(([k, v]) => html`<option value="${k}"${q.sort === k ? html` selected` : ''}>${v}</option>`)}</select></label>
 <button type="submit">Apply</button>
 </form>
-<p class="muted">${list.total} markets · page ${q.page}</p>
+<p class="muted">${list.total} markets · page ${q.page} of ${lastPage}</p>
 ${list.rows.length === 0 ? html`<p class="empty">No market matches.</p>` : html`<div class="scroll" tabindex="0"><table class="markets">
 <thead><tr><th scope="col">Market</th><th scope="col" class="num">Leader</th><th scope="col" class="num hide-s">24 h</th><th scope="col" class="num hide-s">Volume 24 h</th><th scope="col" class="num hide-s">Venues</th></tr></thead>
 <tbody>${list.rows.map(({ row, event, venues }) => {
     const lead = leaderOf(event);
     return html`<tr><td><a href="/markets/${row.source}/${row.slug}">${row.title}</a><div class="sub">${(event.source as { name: string }).name} · ${row.category} · ${row.status}</div></td><td class="num">${lead ? html`${pct(lead.probability, 0)}<div class="sub">${lead.name}</div>` : '—'}</td><td class="num hide-s">${change(row.priceChange24h)}</td><td class="num hide-s">${compactUsd(row.volume24h)}</td><td class="num hide-s">${venues}</td></tr>`;
   })}</tbody></table></div>`}
-<nav class="pager" aria-label="Pages">${q.page > 1 ? html`<a rel="prev" href="${href(q, q.page - 1)}">← Previous</a>` : ''} ${list.hasMore ? html`<a rel="next" href="${href(q, q.page + 1)}">Next →</a>` : ''}</nav>
+<nav class="pager" aria-label="Pages">${previous} ${list.hasMore ? html`<a rel="next" href="${href(q, q.page + 1)}">Next →</a>` : ''}</nav>
 <p class="muted">JSON: <a href="/api/prediction-markets/events">/api/prediction-markets/events</a> · <a href="/markets/calibration">Calibration by venue</a></p>`;
 }
 
