@@ -49,6 +49,7 @@ import { insertLedgerRows } from './storage/ledger-repo.js';
 import { KEY_CHANGED_CHANNEL } from './storage/keys-repo.js';
 import { KeyCache } from './services/key-cache.js';
 import { systemClock, type Clock } from './util/clock.js';
+import { carriesStream } from './pm/stream-hub.js';
 
 export interface AppDeps {
   config: Config;
@@ -171,6 +172,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     done(null, payload);
+  });
+  // A request pipelined behind an SSE stream on its connection closes the connection, unanswered.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!carriesStream(request.raw.socket)) return;
+    request.raw.socket.destroy();
+    return reply.hijack();
   });
   // Before auth (its channel mark must be set on calls auth refuses) and before the routes (tools derive from their schemas).
   installMcp(app, ctx);

@@ -18,6 +18,15 @@ export interface StreamOptions {
   maxTotal: number;
 }
 
+/** Connections that carry a stream (their response never ends). */
+const STREAM_SOCKETS = new WeakSet<object>();
+
+/**
+ * Whether this connection carries a stream: a request pipelined behind it is never answered —
+ * Node queues its whole response behind the endless one (hundreds of MB per connection).
+ */
+export const carriesStream = (socket: object | null | undefined): boolean => socket != null && STREAM_SOCKETS.has(socket);
+
 export const DEFAULT_STREAM_OPTIONS: StreamOptions = { heartbeatMs: 15_000, retryMs: 5_000, bufferSize: 500, maxPerIp: 5, maxTotal: 10_000 };
 /** A client that stops reading is dropped once this much is queued for it. */
 const MAX_QUEUED_BYTES = 1 << 20;
@@ -142,6 +151,7 @@ export class PmStreamHub {
   /** Takes over an HTTP response: headers, retry hint, resume from `lastEventId`, then live events. */
   attach(ip: string, res: ServerResponse, lastEventId: number | null, headers: Record<string, string>): void {
     const client: Client = { ip, res };
+    if (res.socket) STREAM_SOCKETS.add(res.socket);
     this.clients.add(client);
     sseSubscribers.inc();
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forcePmResolution } from '../../src/pm/api.js';
 import { pmStreamHub } from '../../src/http/routes/pm/stream.js';
@@ -128,6 +129,19 @@ describe('GET /api/prediction-markets/stream', () => {
     const s = await open();
     expect(s.status).toBe(200);
     s.close();
+  }, 30_000);
+
+  it('closes a connection that pipelines a request behind its stream (each answer stayed in memory behind the endless one)', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString()));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('GET /api/prediction-markets/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await expect.poll(() => received, { timeout: 5_000 }).toContain('retry:');
+    socket.write('GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(3));
+    await closed; // the server ends the connection; the pipelined requests get nothing
+    expect(received).not.toContain('"openapi"');
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   }, 30_000);
 });
 
