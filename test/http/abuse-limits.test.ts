@@ -37,8 +37,8 @@ describe('unknown keys', () => {
   });
 });
 
-describe('keyless MCP messages', () => {
-  it('count against the per-IP public budget (a key-holding session does not)', async () => {
+describe('MCP messages that call no route', () => {
+  it('count against the per-IP public budget, with a key or without (a keyed tools/list of 110 KB cost nothing)', async () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     for (let i = 0; i < 3; i += 1) expect((await mcp('203.0.113.9', list)).statusCode).toBe(200);
     const refused = await mcp('203.0.113.9', list);
@@ -46,7 +46,29 @@ describe('keyless MCP messages', () => {
     expect(refused.headers['retry-after']).toBeDefined();
     expect(refused.json().error.data).toMatchObject({ error: 'rate_limited' });
     const { key } = await t.newKey(['read']);
-    expect((await mcp('203.0.113.9', list, key)).statusCode).toBe(200);
+    expect((await mcp('203.0.113.9', list, key)).statusCode).toBe(429);
+    for (let i = 0; i < 3; i += 1) expect((await mcp('203.0.113.10', list, key)).statusCode).toBe(200);
+    expect((await mcp('203.0.113.10', list, key)).statusCode).toBe(429);
+  });
+
+  it('come one per request: a JSON-RPC batch is refused (it cost one unit and answered 20 MB)', async () => {
+    const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    const res = await mcp('203.0.113.11', batch);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ id: null, error: { code: -32600, data: { error: 'invalid_request' } } });
+    expect(res.body.length).toBeLessThan(1_000);
+  });
+});
+
+describe('/openapi.json (535 KB)', () => {
+  it('counts against the per-IP public budget like any keyless read, served from one serialization', async () => {
+    const get = () => t.app.inject({ url: '/openapi.json', remoteAddress: '203.0.113.12' });
+    const first = await get();
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['ratelimit-limit']).toBe('3');
+    expect((await get()).body).toBe(first.body);
+    await get();
+    expect((await get()).statusCode).toBe(429);
   });
 });
 

@@ -130,6 +130,11 @@ export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
       if (foreignToLoopback(ctx.config.host, request)) {
         return rpcError(reply, 403, 'forbidden_host', 'this server listens on loopback: call it as 127.0.0.1 or localhost', SERVER_ERROR, request.body);
       }
+      // one message per request (MCP 2025-06-18 dropped JSON-RPC batches): a batch of 100
+      // tools/list cost one budget unit and answered 20 MB
+      if (Array.isArray(request.body)) {
+        return rpcError(reply, 400, 'invalid_request', 'send one JSON-RPC message per request (batches are not supported)', INVALID_REQUEST);
+      }
       if (nestedDeeperThan(request.body, MAX_MESSAGE_DEPTH)) {
         return rpcError(reply, 400, 'invalid_request', `the message nests more than ${MAX_MESSAGE_DEPTH} levels deep`, INVALID_REQUEST, request.body);
       }
@@ -142,9 +147,10 @@ export function mcpRoutes(ctx: AppContext, registry: McpRegistry) {
         reply.header('www-authenticate', 'Bearer error="invalid_token"');
         return rpcError(reply, 401, 'unauthorized', caller, SERVER_ERROR, request.body);
       }
-      // keyless messages count against the address's public budget; tool calls and resource reads
-      // spend it in the REST route they call, so only the others (initialize, lists) are counted here
-      if (caller.key === null && !callsRoute(request.body)) {
+      // every message counts against the address's public budget, with a key or without: tool
+      // calls and resource reads spend it in the REST route they call, the others (initialize,
+      // lists, prompts) here — a keyed tools/list (110 KB) cost nothing before
+      if (!callsRoute(request.body)) {
         const refusal = await spendPublicBudget(ctx, reply, request.ip);
         if (refusal instanceof ApiError) return rpcError(reply.headers(refusal.headers), refusal.statusCode, refusal.code, refusal.message, SERVER_ERROR, request.body);
       }

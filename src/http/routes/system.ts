@@ -27,6 +27,11 @@ export function systemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    // 535 KB: serialized once (the document is fixed while the process runs) and, like any
+    // keyless read, counted against the caller's PUBLIC_RPM (MCP serves it as a resource too)
+    let openApiText: string | null = null;
+    app.get('/openapi.json', { config: { publicRate: true }, schema: { hide: true } }, async (_request, reply) =>
+      reply.type('application/json; charset=utf-8').send((openApiText ??= JSON.stringify(app.swagger()))),
+    );
   };
 }
