@@ -2,6 +2,7 @@ import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'aj
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { nestedDeeperThan } from '../util/json-depth.js';
 
 /**
  * Request validation with two rules applied to every route's request schema, so no route can
@@ -26,10 +27,13 @@ export const FREE_TEXT = 'x-free-text';
 const NO_CONTROL_KEYS = 'x-no-control-keys';
 const FINITE = 'x-finite';
 
+/** How deep an open JSON value a request may carry (agentTrace, provenance fields) nests. */
+const MAX_VALUE_DEPTH = 32;
+
 /** The JSON-pointer path to the first string (or object key) inside `value` with a control character, or null. */
 export function controlCharacterPath(value: unknown, depth = 0): string | null {
   if (typeof value === 'string') return FREE_TEXT_CONTROLS.test(value) ? '' : null;
-  if (depth > 32 || value === null || typeof value !== 'object') return null;
+  if (depth > MAX_VALUE_DEPTH || value === null || typeof value !== 'object') return null;
   const entries: [string, unknown][] = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value);
   for (const [k, v] of entries) {
     if (LINE_CONTROLS.test(k)) return '';
@@ -128,6 +132,11 @@ function newAjv(coerce: boolean): Ajv {
     schemaType: 'boolean',
     errors: true,
     validate: function check(_on: boolean, data: unknown, _parent?: unknown, where?: { instancePath: string }) {
+      // deeper values overflowed the stack of the idempotency hash (a 500) and went unchecked below 32 levels
+      if (nestedDeeperThan(data, MAX_VALUE_DEPTH)) {
+        (check as unknown as { errors: unknown[] }).errors = [keywordError(NO_CONTROLS_DEEP, `must not nest more than ${MAX_VALUE_DEPTH} levels deep`, where?.instancePath ?? '')];
+        return false;
+      }
       const path = controlCharacterPath(data);
       if (path === null) return true;
       const instancePath = `${where?.instancePath ?? ''}${path}`;

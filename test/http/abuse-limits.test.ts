@@ -116,6 +116,30 @@ describe('MCP messages nested without end', () => {
   });
 });
 
+describe('open JSON values nested without end in a REST body', () => {
+  it('are refused with 400 naming the field (6,000 levels overflowed the idempotency hash into a 500)', async () => {
+    const { key } = await t.newKey(['read', 'trade:pm']);
+    const open = (value: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/agent/pm/open',
+        remoteAddress: '192.0.2.60',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: `{"source":"polymarket","slug":"x","outcomeExternalMarketId":"y","stakeMusd":10,"idempotencyKey":"deep","provenance":{"executionPolicyVersion":${value}}}`,
+      });
+    for (const levels of [6_000, 40]) {
+      const res = await open(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`);
+      expect(res.statusCode, String(levels)).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid_request', field: 'body.provenance.executionPolicyVersion' });
+      expect(res.json().message).toMatch(/must not nest more than 32 levels deep/);
+    }
+    const arrays = await open(`${'['.repeat(30_000)}${']'.repeat(30_000)}`);
+    expect(arrays.statusCode).toBe(400);
+    // 20 levels is an ordinary value: the request goes on to the market look-up
+    expect((await open(`${'{"a":'.repeat(20)}1${'}'.repeat(20)}`)).json().error).not.toBe('invalid_request');
+  });
+});
+
 describe('MCP on a loopback-only server', () => {
   it('refuses messages addressed to another host name (DNS rebinding), takes 127.0.0.1 and localhost', async () => {
     expect(t.ctx.config.host).toBe('127.0.0.1');

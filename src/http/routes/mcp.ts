@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { presentedKey, resolveKey } from '../plugins/auth.js';
 import { spendPublicBudget } from '../plugins/rate-limit.js';
+import { nestedDeeperThan } from '../../util/json-depth.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -45,17 +46,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Deeper messages are refused: the SDK's parser recursed until the stack overflowed (-32603 with its text). */
 const MAX_MESSAGE_DEPTH = 64;
 
-/** Whether `value` nests objects or arrays more than `limit` levels deep (walked without recursion). */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /**
  * A `tools/call` whose params cannot name a call (no tool name, arguments not an object): the SDK
