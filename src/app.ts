@@ -13,7 +13,7 @@ import type { AppContext } from './http/context.js';
 import { declareFrameworkErrors } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
 import { installAgentAuth } from './http/plugins/auth.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/plugins/errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH, timeOutSlowBodies } from './http/plugins/errors.js';
 import { loggerOptions, requestLoggerFactory } from './http/logging.js';
 import { installLedger } from './http/plugins/ledger.js';
 import { installMetrics } from './http/plugins/metrics.js';
@@ -72,6 +72,8 @@ export interface AppDeps {
   extraRoutes?: (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
   /** Tests: validate every JSON response against its route's published schema (plugins/response-check.ts). */
   checkResponses?: boolean;
+  /** Tests: a shorter deadline for request bodies (default BODY_TIMEOUT_MS). */
+  bodyTimeoutMs?: number;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -109,6 +111,9 @@ function serializedOnFirstUse(external: Parameters<typeof buildSerializer>[0], o
   };
 }
 
+/** How long a client may take to send a request body once its headers arrived. */
+export const BODY_TIMEOUT_MS = 30_000;
+
 /** Builds the whole HTTP app without listening; tests drive it with inject(). */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -133,6 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaController: { compilersFactory: { buildSerializer: serializedOnFirstUse } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   jsonBodiesOnly(app);
+  timeOutSlowBodies(app, deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
   answerWhileClosing(app);
   // Bodies uncoerced, query/params coerced; no control characters, only finite safe numbers.
   app.setValidatorCompiler(compiledOnFirstUse(requestValidatorCompiler()));

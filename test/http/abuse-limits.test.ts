@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import net from 'node:net';
 import { FAILED_KEY_LOOKUPS_PER_MINUTE } from '../../src/ratelimit/key-lookups.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
@@ -137,6 +138,35 @@ describe('open JSON values nested without end in a REST body', () => {
     expect(arrays.statusCode).toBe(400);
     // 20 levels is an ordinary value: the request goes on to the market look-up
     expect((await open(`${'{"a":'.repeat(20)}1${'}'.repeat(20)}`)).json().error).not.toBe('invalid_request');
+  });
+});
+
+describe('a request body that never finishes', () => {
+  it('is answered 408 and its connection closed once the deadline passes (one held its connection for good)', async () => {
+    const slow = await createTestApp({ bodyTimeoutMs: 300 });
+    await slow.app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { key } = await slow.newKey(['read']);
+      const port = (slow.app.server.address() as { port: number }).port;
+      const framings: [string, string][] = [
+        ['Content-Length: 100', '{"coinId"'],
+        ['Transfer-Encoding: chunked', '9\r\n{"coinId"\r\n'], // one chunk, never the last
+      ];
+      for (const [framing, start] of framings) {
+        const socket = net.connect(port, '127.0.0.1');
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString()));
+        const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+        const started = Date.now();
+        socket.write(`POST /api/agent/spot/quote HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n${framing}\r\n\r\n${start}`);
+        await closed;
+        expect(received, framing).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+        expect(received).toContain('"error":"request_timeout"');
+        expect(Date.now() - started).toBeLessThan(10_000);
+      }
+    } finally {
+      await slow.close();
+    }
   });
 });
 
