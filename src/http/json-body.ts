@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ApiError } from './errors.js';
 
 /**
  * The API reads JSON bodies only, parsed as Fastify's own parser does (prototype-poisoning checks
@@ -14,6 +15,13 @@ export function jsonBodiesOnly(app: FastifyInstance): void {
   // 400 "body must be object" from a string that Fastify's text parser let through.
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // Bodies are read as sent: a compressed one was refused as "not JSON", and plain JSON labelled
+    // gzip was taken — a proxy decoding it would have read another body (RFC 9110: 415).
+    const coding = request.headers['content-encoding']?.trim().toLowerCase();
+    if (coding !== undefined && coding !== '' && coding !== 'identity') {
+      done(new ApiError(415, 'unsupported_media_type', `Content-Encoding ${coding} is not supported: send the body uncompressed`, {}, { 'Accept-Encoding': 'identity' }), undefined);
+      return;
+    }
     if (body === '') {
       done(null, undefined);
       return;

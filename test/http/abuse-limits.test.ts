@@ -170,6 +170,33 @@ describe('a request body that never finishes', () => {
   });
 });
 
+describe('a body labelled with a Content-Encoding', () => {
+  it('is refused 415 (it was read as plain JSON, or as "not JSON" when really compressed); identity is plain', async () => {
+    const { key } = await t.newKey(['read']);
+    const quote = (encoding: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/agent/spot/quote',
+        remoteAddress: '192.0.2.70',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': encoding },
+        payload: '{"coinId":"1","side":"buy","quantity":0.01}',
+      });
+    for (const encoding of ['gzip', 'gzip, gzip', 'bogus']) {
+      const res = await quote(encoding);
+      expect([res.statusCode, res.json().error], encoding).toEqual([415, 'unsupported_media_type']);
+    }
+    expect((await quote('identity')).statusCode).toBe(200);
+    const overMcp = await t.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      remoteAddress: '192.0.2.71',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', accept: 'application/json, text/event-stream' },
+      payload: '{"jsonrpc":"2.0","id":3,"method":"tools/list"}',
+    });
+    expect([overMcp.statusCode, overMcp.json().error.data.error]).toEqual([415, 'unsupported_media_type']);
+  });
+});
+
 describe('MCP on a loopback-only server', () => {
   it('refuses messages addressed to another host name (DNS rebinding), takes 127.0.0.1 and localhost', async () => {
     expect(t.ctx.config.host).toBe('127.0.0.1');

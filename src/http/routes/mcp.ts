@@ -38,6 +38,7 @@ function bodyError(error: FastifyError, _request: FastifyRequest, reply: Fastify
   if (status >= 500 || error.validation) throw error; // the app's handler: logged, REST envelope
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return rpcError(reply, 413, 'payload_too_large', 'the request body is over 64 KB', INVALID_REQUEST);
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return rpcError(reply, 415, 'unsupported_media_type', 'send JSON-RPC as application/json', INVALID_REQUEST);
+  if (error instanceof ApiError) return rpcError(reply, error.statusCode, error.code, error.message, INVALID_REQUEST); // e.g. a compressed body
   return rpcError(reply, status, 'invalid_request', 'the body is not valid JSON', PARSE_ERROR);
 }
 
