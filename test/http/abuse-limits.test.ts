@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { FAILED_KEY_LOOKUPS_PER_MINUTE } from '../../src/ratelimit/key-lookups.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { ADMIN_TOKEN, createTestApp, type TestApp } from '../support/app.js';
 
 /** Limits on what a client without a valid key can make the server do (security audit). */
 let t: TestApp;
@@ -35,6 +35,18 @@ describe('unknown keys', () => {
     const overMcp = await mcp('198.51.100.7', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, randomKey(1000));
     expect(overMcp.statusCode).toBe(429);
     expect(overMcp.json().error.data).toMatchObject({ error: 'rate_limited' });
+  });
+});
+
+describe('wrong admin tokens', () => {
+  it(`count with unknown keys: ${FAILED_KEY_LOOKUPS_PER_MINUTE} a minute per address, then 429 (the right token included) until the minute ends`, async () => {
+    const admin = (token: string, ip: string) => t.app.inject({ url: '/api/admin/users', headers: { authorization: `Bearer ${token}` }, remoteAddress: ip });
+    expect((await admin(ADMIN_TOKEN, '198.51.100.20')).statusCode).toBe(200);
+    for (let i = 0; i < FAILED_KEY_LOOKUPS_PER_MINUTE; i += 1) expect((await admin(`guess-${i}-guess-guess`, '198.51.100.20')).statusCode).toBe(401);
+    const refused = await admin('guess-last-guess-guess', '198.51.100.20');
+    expect([refused.statusCode, refused.json().error]).toEqual([429, 'rate_limited']);
+    expect((await admin(ADMIN_TOKEN, '198.51.100.20')).statusCode).toBe(429);
+    expect((await admin(ADMIN_TOKEN, '198.51.100.21')).statusCode).toBe(200); // another address is not
   });
 });
 

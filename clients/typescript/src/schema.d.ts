@@ -220,6 +220,27 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -367,6 +388,27 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -462,6 +504,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -613,6 +676,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -841,6 +925,27 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         trace?: never;
@@ -912,6 +1017,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1090,6 +1216,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9531,6 +9678,27 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -9691,6 +9859,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9888,6 +10077,27 @@ export interface paths {
                 };
                 /** @description Default Response */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description stable snake_case code */
+                            error: string;
+                            message: string;
+                            /** @description the offending input, e.g. body.quantity or query.limit */
+                            field?: string;
+                            /** @description why a gate refused (values, not prose) */
+                            blockReasons?: string[];
+                            /** @description 403 insufficient_scope: the scope the call needs */
+                            requiredScope?: string;
+                            /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                            retryAfterSeconds?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

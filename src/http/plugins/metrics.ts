@@ -24,7 +24,7 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
   app.get(
     '/metrics',
     {
-      onRequest: requireAdmin(ctx.adminToken),
+      onRequest: requireAdmin(ctx),
       // Operator-only and outside the contract: documented in docs/metrics.md, not in the OpenAPI.
       schema: { hide: true },
     },

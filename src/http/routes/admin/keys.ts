@@ -7,7 +7,7 @@ import { ensureUser, findKey, listKeys, listUsers, revokeKey, updateKey } from '
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { DateTime, ErrorBody, KeyId, Nullable, StrictBody, StringEnum } from '../../schemas.js';
-import { requireAdmin } from './admin-auth.js';
+import { adminRefusals, requireAdmin } from './admin-auth.js';
 import { DoctorResponse, UsersResponse } from '../../responses/admin.js';
 
 export const UserId = Type.String({ pattern: USER_ID_PATTERN, description: 'owner id, 1..64 chars' });
@@ -38,13 +38,13 @@ const KeyView = Type.Object({
   revokedAt: Nullable(DateTime),
 });
 
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+const errors = { 400: ErrorBody, 404: ErrorBody, ...adminRefusals };
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
 
 export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.addHook('onRequest', requireAdmin(ctx.adminToken));
+    app.addHook('onRequest', requireAdmin(ctx));
     const db = ctx.database.db;
 
     const keyOr404 = async (keyId: number) => {
@@ -70,7 +70,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get('/api/admin/users', { schema: { summary: 'List owners', tags, security, response: { 200: UsersResponse, 401: ErrorBody } } }, async () => ({
+    app.get('/api/admin/users', { schema: { summary: 'List owners', tags, security, response: { 200: UsersResponse, ...adminRefusals } } }, async () => ({
       users: (await listUsers(db)).map((u) => ({ userId: u.id, createdAt: u.createdAt.toISOString(), keyCount: u.keyCount })),
     }));
 
@@ -130,7 +130,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     );
 
-    app.get('/api/admin/doctor', { schema: { summary: 'Check every paper book against its journal', tags, security, response: { 200: DoctorResponse, 401: ErrorBody } } }, async () =>
+    app.get('/api/admin/doctor', { schema: { summary: 'Check every paper book against its journal', tags, security, response: { 200: DoctorResponse, ...adminRefusals } } }, async () =>
       checkBooks(db),
     );
 

@@ -4,12 +4,12 @@ import { COMPETITION_SLUG_PATTERN } from '../../../arena/competitions.js';
 import { createCompetition, enterCompetition, listAllCompetitionMeta } from '../../../services/competitions.js';
 import type { AppContext } from '../../context.js';
 import { DateTime, ErrorBody, FreeText, KeyId, Nullable, StrictBody, StringEnum } from '../../schemas.js';
-import { requireAdmin } from '../admin/admin-auth.js';
+import { adminRefusals, requireAdmin } from '../admin/admin-auth.js';
 import { AdminCompetitionsResponse, CompetitionEntry, CompetitionMeta } from '../../responses/arena.js';
 
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
-const errors = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody };
+const errors = { 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, ...adminRefusals };
 export const COMPETITION_VISIBILITIES = ['featured', 'public', 'unlisted'] as const;
 
 // Also what the CLI checks before it writes straight to the database (src/cli/admin-body.ts).
@@ -26,7 +26,7 @@ export const CompetitionEntryBody = StrictBody({ keyId: KeyId });
 /** Owners create competitions and enter keys (the web app's human actions, as admin calls). */
 export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.addHook('onRequest', requireAdmin(ctx.adminToken));
+    app.addHook('onRequest', requireAdmin(ctx));
     const db = ctx.database.db;
 
     app.post(
@@ -43,7 +43,7 @@ export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
       async (request, reply) => reply.status(201).send(await createCompetition(db, request.body, ctx.clock.now())),
     );
 
-    app.get('/api/admin/competitions', { schema: { summary: 'List every competition (unlisted too)', tags, security, response: { 200: AdminCompetitionsResponse, 401: ErrorBody } } }, async () =>
+    app.get('/api/admin/competitions', { schema: { summary: 'List every competition (unlisted too)', tags, security, response: { 200: AdminCompetitionsResponse, ...adminRefusals } } }, async () =>
       listAllCompetitionMeta(db, ctx.clock.now()),
     );
 
