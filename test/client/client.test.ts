@@ -55,6 +55,17 @@ describe('typed client', () => {
     expect(keys[1]).toBe(keys[0]);
   });
 
+  it('retries so behind a proxy path too (baseUrl http://host/paper): the route is what follows the base path', async () => {
+    const server = recorder((_r, n) => {
+      if (n === 1) throw new TypeError('fetch failed');
+      return json(200, { message: 'filled', orderId: 10, summary: { side: 'buy', quantity: 0.01, coinId: '1' } });
+    });
+    const client = createClient({ baseUrl: `${BASE}/paper/`, apiKey: 'k', fetch: server.fetch });
+    expect(unwrap(await client.POST('/api/agent/spot/order', { body: order })).orderId).toBe(10);
+    expect(server.sent.map((s) => s.url)).toEqual([`${BASE}/paper/api/agent/spot/order`, `${BASE}/paper/api/agent/spot/order`]);
+    expect((server.sent[1]!.body as { idempotencyKey: string }).idempotencyKey).toBe((server.sent[0]!.body as { idempotencyKey: string }).idempotencyKey);
+  });
+
   it('throws a typed error with the envelope and Retry-After on 429', async () => {
     const server = recorder(() => json(429, { error: 'rate_limited', message: 'slow down', retryAfterSeconds: 12 }, { 'retry-after': '12' }));
     const client = createClient({ baseUrl: BASE, apiKey: 'k', fetch: server.fetch });

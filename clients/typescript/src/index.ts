@@ -72,16 +72,24 @@ function idempotencyMiddleware(newKey: () => string): Middleware {
   };
 }
 
-/** One more attempt, with the very same request (so the same idempotency key), after a network failure or a 503. */
-function retryingFetch(base: (request: Request) => Promise<Response>) {
+/**
+ * One more attempt, with the very same request (so the same idempotency key), after a network
+ * failure or a 503. `basePath` is the baseUrl's own path (a service behind a proxy at /paper):
+ * the route is what follows it.
+ */
+function retryingFetch(base: (request: Request) => Promise<Response>, basePath: string) {
+  const routeOf = (request: Request) => {
+    const path = new URL(request.url).pathname;
+    return path.startsWith(basePath) ? path.slice(basePath.length) : path;
+  };
   return async (request: Request): Promise<Response> => {
     const spare = request.clone();
     try {
       const response = await base(request);
-      if (response.status !== 503 || !isTradeWrite(request.method, new URL(request.url).pathname)) return response;
+      if (response.status !== 503 || !isTradeWrite(request.method, routeOf(request))) return response;
       await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(5, retryAfterOf(response) ?? 1)));
     } catch (error) {
-      if (!isTradeWrite(request.method, new URL(request.url).pathname)) throw error;
+      if (!isTradeWrite(request.method, routeOf(request))) throw error;
     }
     return base(spare);
   };
@@ -95,9 +103,10 @@ const retryAfterOf = (response: Response): number | undefined => {
 
 export function createClient(options: ClientOptions): PaperArenaClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const client = createFetchClient<ClientPaths, 'application/json'>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    fetch: retryingFetch(baseFetch),
+    baseUrl,
+    fetch: retryingFetch(baseFetch, new URL(baseUrl).pathname.replace(/\/+$/, '')),
     headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
   });
   client.use(idempotencyMiddleware(options.newIdempotencyKey ?? (() => crypto.randomUUID())));
