@@ -42,7 +42,7 @@ describe('the example agent loop (examples/agent-loop.ts) against a real server'
       expect(run.output).toContain('resolve: bitcoin → BTC (coinId 1)');
       expect(run.output).toMatch(/round 1 order: market buy of 0\.001 BTC filled \(orderId \d+/);
       expect(run.output).toMatch(/round 2 order: market sell of 0\.001 BTC filled/);
-      expect(run.output).toMatch(/portfolio: equity [\d.]+ USD/);
+      expect(run.output).toMatch(/portfolio: equity [\d.]+ mUSD/);
       expect(run.output).toMatch(/decisions: \d+ resolved public decisions/);
 
       // The orders went through the ledger with the client's generated idempotency keys.
@@ -50,6 +50,20 @@ describe('the example agent loop (examples/agent-loop.ts) against a real server'
       const rows = ((await ledger.json()) as { data: { idempotencyKey: string | null; statusCode: number }[] }).data;
       expect(rows).toHaveLength(2);
       for (const row of rows) expect(row.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+
+      // ordinary mistakes end in one line and a non-zero exit (a NaN --rounds printed "done", exit 0; the rest a stack)
+      const mistakes: [NodeJS.ProcessEnv, string[], number, RegExp][] = [
+        [{ PAPER_ARENA_KEY: String(created.key) }, ['--rounds', 'abc'], 2, /^--rounds must be a whole number of rounds, 1 or more \(got abc\)$/m],
+        [{ PAPER_ARENA_KEY: String(created.key) }, ['--coin', 'no-such-coin-at-all'], 2, /^no coin matches no-such-coin-at-all/m],
+        [{ PAPER_ARENA_KEY: 'sk_live_wrongwrongwrongwrongwrongwrongwrongwrong123' }, [], 1, /^401 unauthorized: /m],
+        [{ PAPER_ARENA_KEY: String(created.key), PAPER_ARENA_URL: `http://127.0.0.1:${await freePort()}` }, [], 1, /^cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/m],
+      ];
+      for (const [env, args, code, message] of mistakes) {
+        const wrong = await runExample({ PAPER_ARENA_URL: base, ...env }, args);
+        expect(wrong.code, wrong.output).toBe(code);
+        expect(wrong.output).toMatch(message);
+        expect(wrong.output).not.toMatch(/^\s+at /m);
+      }
     } finally {
       server.kill('SIGTERM');
       await exited(server);
