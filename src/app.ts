@@ -179,11 +179,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done(null, payload);
   });
-  // A request pipelined behind an SSE stream on its connection closes the connection, unanswered.
-  app.addHook('onRequest', async (request, reply) => {
-    if (!carriesStream(request.raw.socket)) return;
+  // A request pipelined behind an SSE stream on its connection closes the connection, unanswered
+  // (callback style: no promise per request; not calling done ends the request here).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!carriesStream(request.raw.socket)) return done();
+    reply.hijack();
     request.raw.socket.destroy();
-    return reply.hijack();
   });
   // Before auth (its channel mark must be set on calls auth refuses) and before the routes (tools derive from their schemas).
   installMcp(app, ctx);
