@@ -68,6 +68,8 @@ declare module 'fastify' {
     ledger?: { eventType: 'read' | 'quote' | 'write' | 'cancel' | 'report'; venue?: string | null };
     /** Keyless public route with a per-IP budget. */
     publicRate?: boolean;
+    /** Answers 200 with an ETag; a request whose If-None-Match names it gets 304 (published in the OpenAPI document). */
+    conditional?: boolean;
     /** A test-only route (AppDeps.extraRoutes): no published response schema to check against. */
     unpublished?: boolean;
   }

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { Type } from 'typebox';
+import { documentedRoute, sharedResponseHeaders } from './openapi-route-doc.js';
 import { TRACE_HEADER_MAX_LENGTH as MAX, TRACE_HEADERS } from './plugins/ledger.js';
 
 /** The contract version (spec §9), independent of the package version. */
@@ -42,7 +43,8 @@ export function documentedTraceHeaders(schema: FastifySchema, url: string): Fast
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
-    transform: ({ schema, url }) => ({ schema: documentedTraceHeaders(defaultedQueryOptional(schema) ?? schema, url), url }),
+    transformObject: (document) => sharedResponseHeaders('openapiObject' in document ? document.openapiObject : {}),
+    transform: ({ schema, url, route }) => ({ schema: schema && documentedRoute(documentedTraceHeaders(defaultedQueryOptional(schema) ?? schema, url), route), url }),
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -108,8 +108,36 @@ function decoded(payload: string | Buffer, coding: unknown): string {
 
 const skipped = (request: FastifyRequest) => request.routeOptions.schema?.hide === true || request.routeOptions.config?.unpublished === true;
 
+/** Headers whose presence the OpenAPI document must declare for the route and status that sent them. */
+const DECLARED_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'x-service-ledger-event-id', 'x-service-ledger-status', 'etag'];
+
+type PublishedResponses = Record<string, { headers?: Record<string, unknown> }>;
+type PublishedPaths = Record<string, Record<string, { responses?: PublishedResponses }>>;
+
+/** `/api/x/:id` as the OpenAPI document writes it (`/api/x/{id}`). */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** What the published document does not declare about a sent answer: its status, or a header it carries. */
+export function undeclared(paths: PublishedPaths, method: string, url: string, status: number, sentHeaders: string[]): string[] {
+  const operation = paths[openApiPath(url)]?.[method.toLowerCase()];
+  if (!operation) return [];
+  const response = operation.responses?.[String(status)];
+  if (!response) return [`status ${status} is not in the published document`];
+  const declared = new Set(Object.keys(response.headers ?? {}).map((h) => h.toLowerCase()));
+  return sentHeaders.filter((h) => DECLARED_HEADERS.includes(h) && !declared.has(h)).map((h) => `header ${h} is not declared for status ${status}`);
+}
+
 export async function installResponseCheck(app: FastifyInstance): Promise<void> {
   ajv ??= await loadAjv();
+  // Statuses and headers against the document itself (built on first use: routes are all registered by then).
+  let paths: PublishedPaths | undefined;
+  app.addHook('onResponse', (request, reply, done) => {
+    if (skipped(request) || request.routeOptions.url === undefined || request.method === 'HEAD') return done();
+    paths ??= (app as unknown as { swagger(): { paths: PublishedPaths } }).swagger().paths;
+    const errors = undeclared(paths, request.method, request.routeOptions.url, reply.statusCode, Object.keys(reply.getHeaders()));
+    if (errors.length > 0) responseCheckStats.violations.push({ route: `${request.method} ${request.routeOptions.url}`, status: reply.statusCode, errors });
+    done();
+  });
   const seen = new WeakSet<FastifyRequest>();
   const handed = new WeakMap<FastifyRequest, unknown>();
   const record = (request: FastifyRequest, status: number, payload: unknown): string[] => {

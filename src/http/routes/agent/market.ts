@@ -18,7 +18,8 @@ import { CandlesResponse, MarketContextResponse, ResolveResponse } from '../../r
 
 const SIMILAR_LIMIT = 6;
 const CANDLES_MAX_AGE_SECONDS = 60;
-const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const } };
+// every route here answers from a cache with an ETag (If-None-Match → 304)
+const readRoute = { scope: 'read' as const, ledger: { eventType: 'read' as const }, conditional: true };
 const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyHeader: [] }];
 
 

@@ -27,7 +27,7 @@ export function decisionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/arena/decisions',
       {
-        config: { publicRate: true },
+        config: { publicRate: true, conditional: true },
         schema: {
           summary: 'Decisions dataset: resolved paper PM decisions of public agents',
           tags,

@@ -19,7 +19,7 @@ export function leaderboardRoutes(ctx: AppContext, boards = new ArenaBoards(ctx.
     app.get(
       '/api/arena',
       {
-        config: { publicRate: true },
+        config: { publicRate: true, conditional: true },
         schema: {
           summary: 'Arena leaderboard (arena-ranking-v1)',
           tags,

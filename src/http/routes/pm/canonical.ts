@@ -69,7 +69,7 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/prediction-markets/canonical',
       {
-        config: { publicRate: true },
+        config: { publicRate: true, conditional: true },
         schema: {
           tags: [TAG],
           summary: 'Canonical cross-venue events (cursor-paged): members, orientation, consensus',
@@ -112,7 +112,7 @@ export function pmCanonicalRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/prediction-markets/canonical/:key',
       {
-        config: { publicRate: true },
+        config: { publicRate: true, conditional: true },
         schema: {
           tags: [TAG],
           summary: 'One canonical cross-venue event (key: pmc_… id, reference uuid or slug)',

@@ -101,7 +101,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const cached = cachedResponder(cache, () => ctx.clock.now());
 
   return async (app) => {
-    const config = { publicRate: true };
+    const config = { publicRate: true, conditional: true };
 
     app.get(
       '/api/prediction-markets/overview',

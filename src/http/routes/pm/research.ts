@@ -61,7 +61,7 @@ export function pmResearchRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   };
 
   return async (app) => {
-    const config = { publicRate: true };
+    const config = { publicRate: true, conditional: true };
 
     app.get(
       '/api/prediction-markets/matches/public',

@@ -34,6 +34,9 @@ export function pmStreamRoutes(ctx: AppContext, options: Partial<StreamOptions> 
           summary: 'Live stream (text/event-stream): deltas (~15 s), whale, resolution; heartbeats; Last-Event-ID resume',
           description:
             'Events: `deltas` {at, deltas[]}, `whale` {at, trades[]}, `resolution` {at, resolutions[]}. A `retry:` hint is sent on connect, `: hb <time>` comments about every 15 s. Send `Last-Event-ID` to resume from the bounded buffer. 503 `stream_at_capacity` when the per-IP or total stream cap is reached.',
+          headers: Type.Object({
+            'last-event-id': Type.Optional(Type.String({ description: 'the id of the last event received: the stream resumes after it from its bounded buffer' })),
+          }),
           response: {
             200: { description: 'the event stream', content: { 'text/event-stream': { schema: Type.String() } } },
             429: ErrorBody,
