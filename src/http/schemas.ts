@@ -1,5 +1,6 @@
 import { Type, type TProperties } from 'typebox';
 import { MAX_KEY_ID } from '../domain/api-keys.js';
+import { FIAT_CODES } from '../marketdata/sim/fiat.js';
 
 /** Request bodies reject unknown fields (DESIGN: unknown body fields → 400). */
 export const StrictBody = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
@@ -57,3 +58,6 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
 /** A documented object whose extra fields pass through (responses are open maps). */
 export const OpenObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
 
+
+/** What a `fiat` query parameter takes (the handlers check it: any case, one of the simulated rates' codes). */
+export const FIAT_DESCRIPTION = `ISO 4217 code, any case (default USD): ${FIAT_CODES.join(', ')}`;

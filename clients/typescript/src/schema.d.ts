@@ -5798,7 +5798,7 @@ export interface operations {
     getAgentPortfolio: {
         parameters: {
             query?: {
-                /** @description display only; equity stays USD */
+                /** @description display only; equity stays USD. ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
                 locale?: string;
             };
@@ -8921,6 +8921,7 @@ export interface operations {
         parameters: {
             query?: {
                 range?: "1H" | "1D" | "1W" | "1M" | "3M";
+                /** @description ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
             };
             header?: {
@@ -11844,7 +11845,7 @@ export interface operations {
     getPredictionMarketsOverview: {
         parameters: {
             query?: {
-                /** @description fiat currency for money fields (default USD) */
+                /** @description fiat currency for money fields: ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
                 /** @description highlights are open events (the only value; default open) */
                 status?: "open";
@@ -12490,7 +12491,7 @@ export interface operations {
                 q?: string;
                 limit?: number;
                 offset?: number;
-                /** @description fiat currency for money fields (default USD) */
+                /** @description fiat currency for money fields: ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
                 /** @description reference parameter; open rows always carry representativeOutcome here */
                 lead?: "representative";
@@ -12789,7 +12790,7 @@ export interface operations {
     getPredictionMarketsEventsBySourceBySlug: {
         parameters: {
             query?: {
-                /** @description fiat currency for money fields (default USD) */
+                /** @description fiat currency for money fields: ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
             };
             header?: {
@@ -13864,7 +13865,7 @@ export interface operations {
                 source?: string;
                 limit?: number;
                 offset?: number;
-                /** @description fiat currency for money fields (default USD) */
+                /** @description fiat currency for money fields: ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
                 /** @description lifetime-volume floor in `fiat`; 0 = none */
                 minVolume?: number;
@@ -14864,7 +14865,7 @@ export interface operations {
                 status?: "open";
                 maxSnapshotAgeMinutes?: number;
                 requirePriced?: boolean;
-                /** @description fiat currency for money fields (default USD) */
+                /** @description fiat currency for money fields: ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
             };
             header?: {
@@ -15191,7 +15192,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description fiat currency for money fields (default USD) */
+                /** @description fiat currency for money fields: ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
                 source?: string;
                 /** @description 7d | 30d | 90d | all; unknown → all */
@@ -15495,7 +15496,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
-                /** @description fiat currency for money fields (default USD) */
+                /** @description fiat currency for money fields: ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
                 days?: number;
                 source?: string;
@@ -16725,7 +16726,7 @@ export interface operations {
     getPredictionMarketsSources: {
         parameters: {
             query?: {
-                /** @description fiat currency for money fields (default USD) */
+                /** @description fiat currency for money fields: ISO 4217 code, any case (default USD): USD, EUR, GBP, JPY, CNY, KRW, INR, BRL, CAD, AUD, CHF, MXN, SGD, HKD, TRY, ZAR, SEK, NOK, PLN, NZD, IDR, THB, AED, SAR */
                 fiat?: string;
             };
             header?: {

@@ -9,7 +9,7 @@ import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-r
 import { deltaPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
-import { agentErrors, DateTime, ErrorBody } from '../../schemas.js';
+import { agentErrors, DateTime, ErrorBody, FIAT_DESCRIPTION } from '../../schemas.js';
 import { OpenOrdersResponse, PortfolioResponse, WalletResponse } from '../../responses/account.js';
 
 const priceOrNull = (usd: number | undefined): number | null => (usd === undefined ? null : priceToWire(usd));
@@ -89,7 +89,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags: ['agent'],
           security,
           querystring: Type.Object({
-            fiat: Type.String({ pattern: '^[A-Za-z]{3}$', default: 'USD', description: 'display only; equity stays USD' }),
+            fiat: Type.String({ pattern: '^[A-Za-z]{3}$', default: 'USD', description: `display only; equity stays USD. ${FIAT_DESCRIPTION}` }),
             locale: Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$', maxLength: 35, default: 'en' }),
           }),
           response: { 200: PortfolioResponse, 404: ErrorBody, ...agentErrors },

@@ -9,7 +9,7 @@ import { similarCoins } from '../../../domain/similar-coins.js';
 import type { MarketReads } from '../../../marketdata/reads.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest, notFound } from '../../errors.js';
-import { agentErrors, ErrorBody, StringEnum } from '../../schemas.js';
+import { agentErrors, ErrorBody, FIAT_DESCRIPTION, StringEnum } from '../../schemas.js';
 import { answerNotModified, jsonBytes, sendJsonText, strongEtag, VersionedCache, weakEtag } from '../../hot-responses.js';
 import { sanitize } from '../../../ledger/summaries.js';
 import { isoAt } from '../../../util/iso-time.js';
@@ -200,7 +200,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           params: Type.Object({ coinId: Type.String({ minLength: 1, maxLength: 64 }) }),
           querystring: Type.Object({
             range: Type.Optional(StringEnum(CANDLE_RANGE_NAMES, { default: DEFAULT_CANDLE_RANGE })),
-            fiat: Type.Optional(Type.String({ minLength: 3, maxLength: 3, default: 'USD' })),
+            fiat: Type.Optional(Type.String({ minLength: 3, maxLength: 3, default: 'USD', description: FIAT_DESCRIPTION })),
           }),
           response: { 200: CandlesResponse, 404: ErrorBody, ...agentErrors, 503: ErrorBody },
         },

@@ -5,13 +5,13 @@ import type { Money } from '../../../pm/views.js';
 import { venueById } from '../../../pm/venues.js';
 import { invalidRequest, notFound } from '../../errors.js';
 import { CodedBody, sendCoded } from '../../content-coding.js';
-import { ErrorBody } from '../../schemas.js';
+import { ErrorBody, FIAT_DESCRIPTION } from '../../schemas.js';
 
 export const TAG = 'prediction-markets';
 export const publicErrors = { 400: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 /** A keyless read's responses: its 200 schema and the public errors. */
 export const ok = <T extends TSchema>(schema: T) => ({ 200: schema, ...publicErrors });
-export const FiatQuery = Type.Optional(Type.String({ description: 'fiat currency for money fields (default USD)', default: 'USD' }));
+export const FiatQuery = Type.Optional(Type.String({ description: `fiat currency for money fields: ${FIAT_DESCRIPTION}`, default: 'USD' }));
 
 /** Money fields convert at the simulated fiat base rate (units per USD). */
 export function fiatOf(raw: string | undefined): { code: string; fx: Money } {
