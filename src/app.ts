@@ -13,7 +13,7 @@ import type { AppContext } from './http/context.js';
 import { declareFrameworkErrors } from './http/framework-errors.js';
 import { installOpenApi } from './http/openapi.js';
 import { installAgentAuth } from './http/plugins/auth.js';
-import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH, timeOutSlowBodies } from './http/plugins/errors.js';
+import { capConnections, clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH, timeOutSlowBodies } from './http/plugins/errors.js';
 import { loggerOptions, requestLoggerFactory } from './http/logging.js';
 import { installLedger } from './http/plugins/ledger.js';
 import { installMetrics } from './http/plugins/metrics.js';
@@ -139,6 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
   jsonBodiesOnly(app);
   timeOutSlowBodies(app, deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
+  capConnections(app, deps.config.maxConnections);
   answerWhileClosing(app);
   // Bodies uncoerced, query/params coerced; no control characters, only finite safe numbers.
   app.setValidatorCompiler(compiledOnFirstUse(requestValidatorCompiler()));

@@ -35,6 +35,8 @@ export interface Config {
   agentRpm: number;
   tradeWpm: number;
   publicRpm: number;
+  /** Open HTTP connections one process accepts; past it new connections are dropped (MAX_CONNECTIONS). */
+  maxConnections: number;
   ledgerFlushMs: number;
   /**
    * Fastify's trustProxy: false; the trusted proxies' addresses / CIDRs (the client IP is then the
@@ -165,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     agentRpm: int('AGENT_RPM', 120, 1, 1_000_000_000),
     tradeWpm: int('TRADE_WPM', 20, 1, 1_000_000_000),
     publicRpm: int('PUBLIC_RPM', 600, 1, 1_000_000_000),
+    maxConnections: int('MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     ledgerFlushMs: int('LEDGER_FLUSH_MS', 250, 10, 60_000),
     trustProxy: trustProxy(read('TRUST_PROXY'), problems),
     houseAgents: oneOf('HOUSE_AGENTS', 'on', ['on', 'off'] as const) === 'on',

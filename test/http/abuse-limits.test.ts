@@ -182,6 +182,46 @@ describe('a request body that never finishes', () => {
   });
 });
 
+describe('open connections', () => {
+  it('past MAX_CONNECTIONS a new connection is dropped at once; one closing makes room again (idle sockets were kept without limit)', async () => {
+    const capped = await createTestApp({ config: { maxConnections: 2 } });
+    await capped.app.listen({ port: 0, host: '127.0.0.1' });
+    const sockets: net.Socket[] = [];
+    try {
+      const port = (capped.app.server.address() as { port: number }).port;
+      /** Sends one keep-alive request; resolves with what came back before the socket closed or the answer arrived. */
+      const ask = (socket: net.Socket) =>
+        new Promise<string>((resolve) => {
+          let received = '';
+          const done = () => resolve(received);
+          socket.on('data', (chunk) => {
+            received += chunk.toString();
+            if (received.includes('\r\n\r\n')) done();
+          });
+          socket.on('close', done);
+          socket.on('error', done);
+          socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        });
+      const connect = async () => {
+        const socket = net.connect(port, '127.0.0.1');
+        sockets.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve));
+        return socket;
+      };
+      const [first, second] = [await connect(), await connect()];
+      expect(await ask(first)).toMatch(/^HTTP\/1\.1 200/);
+      expect(await ask(second)).toMatch(/^HTTP\/1\.1 200/);
+      expect(await ask(await connect())).toBe(''); // the third: dropped without an answer
+      first.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await ask(await connect())).toMatch(/^HTTP\/1\.1 200/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await capped.close();
+    }
+  });
+});
+
 describe('a body labelled with a Content-Encoding', () => {
   it('is refused 415 (it was read as plain JSON, or as "not JSON" when really compressed); identity is plain', async () => {
     const { key } = await t.newKey(['read']);

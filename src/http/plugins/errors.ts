@@ -117,6 +117,25 @@ export function closeWithError(socket: Socket, status: number, code: string, mes
   );
 }
 
+/** How often a process says it is dropping connections at its cap (not once per dropped connection). */
+const DROP_REPORT_EVERY_MS = 30_000;
+
+/**
+ * At most `max` open connections (keep-alive and streams included): past it Node drops a new
+ * connection at once. Without a cap every idle socket a client opens is kept, until memory or
+ * file descriptors run out for the database too.
+ */
+export function capConnections(app: FastifyInstance, max: number): void {
+  app.server.maxConnections = max;
+  let reportedAt = -Infinity;
+  app.server.on('drop', (data?: { remoteAddress?: string }) => {
+    const now = Date.now();
+    if (now - reportedAt < DROP_REPORT_EVERY_MS) return;
+    reportedAt = now;
+    app.log.warn({ maxConnections: max, remoteAddress: data?.remoteAddress }, 'connection limit reached: dropping new connections (MAX_CONNECTIONS)');
+  });
+}
+
 /**
  * A request body not received within `ms` of its headers is answered 408 and its connection
  * closed: Fastify reads a body without a deadline (its requestTimeout did not end one either),
