@@ -79,7 +79,9 @@ export function documentedRoute(schema: FastifySchema, route: RouteOptions): Fas
     responses[status] = { ...response, ...(text ? { 'x-response-description': text } : {}), ...(Object.keys(all).length > 0 ? { headers: all } : {}) };
   }
   const headers = config?.conditional ? addHeaderParameter(schema.headers, 'if-none-match', IF_NONE_MATCH) : schema.headers;
-  return { operationId: operationIdOf(method, route.url), ...schema, response: responses, ...(headers ? { headers } : {}) };
+  // keyless operations say so (an empty requirement), rather than leaving a reader to guess
+  const security = schema.security ?? (config?.scope === undefined ? [] : undefined);
+  return { operationId: operationIdOf(method, route.url), ...schema, response: responses, ...(headers ? { headers } : {}), ...(security ? { security } : {}) };
 }
 
 const HEADER_DOCS: Record<string, HeaderDoc> = { ...RATE_HEADERS, ...LEDGER_HEADERS, ...RETRY_AFTER, ...ETAG };

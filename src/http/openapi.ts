@@ -50,8 +50,11 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'Paper Arena API',
         version: CONTRACT_VERSION,
+        license: { name: 'MIT', identifier: 'MIT' },
         description: `Paper-trading API for automated agents, Agent Arena and prediction-market research data. Not financial advice.\n\nGuides (configuration, execution, market data, arena rules, deployment, metrics, benchmarks): [/docs/guide](/docs/guide).\n\nAcceptable use of market data: [terms](/api/terms) (GET /api/terms). Keyless prediction-market data is read-and-cite with attribution.\n\n${LIFECYCLE}`,
       },
+      // the document describes the server that serves it, wherever it is deployed
+      servers: [{ url: '/', description: 'this server' }],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key sk_live_…' },

@@ -48,6 +48,15 @@ describe('what the document declares beyond the bodies', async () => {
     expect(doc.paths['/api/prediction-markets/events/{source}/{slug}']!.get!.operationId).toBe('getPredictionMarketsEventsBySourceBySlug');
   });
 
+  it('says which operations need no credentials (an empty security requirement), which need a key or the admin token', () => {
+    const security = (path: string, method = 'get') => (doc.paths[path]![method] as { security?: unknown }).security;
+    expect(security('/api/prediction-markets/events')).toEqual([]);
+    expect(security('/api/arena')).toEqual([]);
+    expect(security('/api/agent/me')).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    expect(security('/api/admin/users')).toEqual([{ adminToken: [] }]);
+    expect(operations.every((op) => Array.isArray((op as { security?: unknown }).security))).toBe(true);
+  });
+
   it('declares the ledger and rate headers of keyed calls, Retry-After on refusals, ETag and 304 on cached reads', () => {
     expect(headerNames('/api/agent/spot/order', '200', 'post')).toEqual(expect.arrayContaining(['X-Service-Ledger-Event-Id', 'X-Service-Ledger-Status', 'RateLimit-Remaining']));
     expect(headerNames('/api/agent/spot/order', '429', 'post')).toContain('Retry-After');

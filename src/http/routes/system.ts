@@ -27,7 +27,7 @@ export function systemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
     );
 
-    // 535 KB: serialized once (the document is fixed while the process runs) and, like any
+    // ~680 KB: serialized once (the document is fixed while the process runs) and, like any
     // keyless read, counted against the caller's PUBLIC_RPM (MCP serves it as a resource too)
     let openApiText: string | null = null;
     app.get('/openapi.json', { config: { publicRate: true }, schema: { hide: true } }, async (_request, reply) =>
