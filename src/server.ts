@@ -152,6 +152,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // the terminal it ran in closed (an ssh session ended): stop as gracefully, not on the spot
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
   stopWithLauncher(() => void shutdown('SIGTERM'));
 
   if (scheduler) {

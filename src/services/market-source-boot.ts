@@ -21,6 +21,7 @@ import { CryptoCompareNewsSource } from '../news/live-cryptocompare.js';
 import type { NewsSource } from '../news/types.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { copySimTemplate } from '../storage/sim-template.js';
+import { lockDirectory } from '../storage/pglite-lock.js';
 import { simMeta, startSimMarket } from './sim-market-boot.js';
 
 export interface RunningMarketSource {
@@ -48,6 +49,26 @@ export async function startMarketSource(config: Config, opening: Database | Prom
   if (mode.kind === 'replay') return startReplay(config, await opening, coins, mode.file, say);
   const pglite = !config.databaseUrl;
   const simDir = join(config.dataDir, 'sim');
+  // its files are this process's alone: a second server on this DATA_DIR is refused before it
+  // writes a bar (it back-filled and overwrote them before the database lock refused it)
+  const unlockSim = pglite ? lockDirectory(simDir, 'the simulated market') : () => undefined;
+  try {
+    return await startSim(config, opening, coins, simDir, pglite, unlockSim, say);
+  } catch (error) {
+    unlockSim();
+    throw error;
+  }
+}
+
+async function startSim(
+  config: Config,
+  opening: Database | Promise<Database>,
+  coins: Coin[],
+  simDir: string,
+  pglite: boolean,
+  unlockSim: () => void,
+  say: (line: string) => void,
+): Promise<RunningMarketSource> {
   if (pglite && copySimTemplate(simDir, simMeta(coins, config.simSeed, config.simProfile))) say('  market: copied the simulated history prepared at install');
   const sim = await startSimMarket({
     db: Promise.resolve(opening).then((d) => d.db),
@@ -62,7 +83,15 @@ export async function startMarketSource(config: Config, opening: Database | Prom
   // Every process moves its own copy of the market; the simulation is deterministic, so all agree.
   const ticker = setInterval(() => sim.market.advanceTo(systemClock.now()), 1000);
   ticker.unref();
-  return { market: sim.market, clock: systemClock, checkpoint: sim.checkpoint, stop: () => clearInterval(ticker) };
+  return {
+    market: sim.market,
+    clock: systemClock,
+    checkpoint: sim.checkpoint,
+    stop: () => {
+      clearInterval(ticker);
+      unlockSim();
+    },
+  };
 }
 
 async function startLive(config: Config, database: Database, coins: Coin[], say: (line: string) => void): Promise<RunningMarketSource> {

@@ -44,6 +44,11 @@ function ownerOf(path: string): number | null {
 
 /** Locks `dir` for this process; returns the release. Throws PgliteDirLockedError while a live process holds it. */
 export function lockPgliteDir(dir: string): () => void {
+  return lockDirectory(dir, 'the embedded database');
+}
+
+/** One process at a time on `dir` (what it holds: `what`, for the refusal); returns the release. */
+export function lockDirectory(dir: string, what: string): () => void {
   const path = `${dir}.lock`;
   mkdirSync(dirname(path), { recursive: true });
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -59,10 +64,10 @@ export function lockPgliteDir(dir: string): () => void {
     if (owner !== null && isAlive(owner)) {
       const who = owner === process.pid ? 'this process' : `another process (pid ${owner})`;
       throw new PgliteDirLockedError(
-        `the embedded database in ${dir} is open in ${who}: stop it first (or use PostgreSQL, DATABASE_URL, for several processes); remove ${path} only if no such process runs`,
+        `${what} in ${dir} is open in ${who}: stop it first (or use PostgreSQL, DATABASE_URL, for several processes); remove ${path} only if no such process runs`,
       );
     }
     rmSync(path, { force: true }); // its process is gone
   }
-  throw new PgliteDirLockedError(`could not lock the embedded database in ${dir} (${path} keeps changing)`);
+  throw new PgliteDirLockedError(`could not lock ${what} in ${dir} (${path} keeps changing)`);
 }

@@ -51,6 +51,13 @@ describe('CLI and server, as a user runs them', () => {
       expect(elsewhere.stderr).toContain('is open in another process');
       expect(elsewhere.stderr).toContain('set PORT or PAPER_ARENA_URL');
 
+      // A second server on this DATA_DIR is refused before it writes under it: it used to back-fill
+      // and overwrite the running server's market history (sim/) before the database lock refused it.
+      const second = spawnSync(process.execPath, [...ENTRY, 'serve'], { env: env(await freePort()), encoding: 'utf8', timeout: 60_000 });
+      expect(second.status).toBe(1);
+      expect(second.stderr).toMatch(/^paper-arena: the simulated market in .*sim is open in another process \(pid \d+\)/);
+      expect(second.stdout).not.toContain('market:');
+
       const online = cli(port, ['keys', 'revoke', String(created.keyId), '--json']);
       expect(online.status, online.stderr).toBe(0);
       expect(JSON.parse(online.stdout).revokedAt).toBeTypeOf('string');

@@ -36,4 +36,18 @@ describe('a server started by npm', () => {
     await expect.poll(() => alive(server), { timeout: 30_000, interval: 200 }).toBe(false);
     expect(existsSync(lock)).toBe(false); // a graceful stop: the lock released, not left for a takeover
   }, 400_000);
+
+  it('stops gracefully on SIGHUP (its terminal closed), releasing its files: SIGHUP killed it on the spot', async () => {
+    const port = await freePort();
+    const server = spawn(process.execPath, [...ENTRY, 'serve'], { env: crashServerEnv(dataDir, port), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout!.on('data', (chunk) => (output += chunk));
+    server.stderr!.on('data', (chunk) => (output += chunk));
+    await expect.poll(() => output, { timeout: 300_000, interval: 250 }).toContain('listening on');
+    const exited = new Promise<[number | null, string | null]>((resolve) => server.on('exit', (code, signal) => resolve([code, signal])));
+    server.kill('SIGHUP');
+    expect(await exited).toEqual([0, null]);
+    expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
+    expect(existsSync(join(dataDir, 'sim.lock'))).toBe(false);
+  }, 400_000);
 });
