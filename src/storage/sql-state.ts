@@ -15,10 +15,15 @@ export function sqlStateOf(error: unknown): string | null {
 
 /** Socket errors of a database that cannot be reached (Node's codes). */
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
-/** SQLSTATEs of a server that is not taking work now: connection exceptions, shutdown, start-up, no free connection. */
-const UNAVAILABLE_STATE = /^08|^57P0[123]$|^53300$/;
-/** The pg pool's own words for a lost connection or a connect timeout. */
-const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect/i;
+/**
+ * SQLSTATEs of a server that is not taking work now, whatever the statement: connection
+ * exceptions (08), insufficient resources (53: disk full, out of memory, no free connection),
+ * shutdown, start-up or a dropped database (57P01..04), refused credentials (28: a rotated
+ * password) and a database that does not exist (3D000).
+ */
+const UNAVAILABLE_STATE = /^08|^53|^57P0[1-4]$|^28|^3D000$/;
+/** The pg pool's own words for a lost connection or a connect timeout; the server's for a database closed to connections (55000). */
+const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|is not currently accepting connections/i;
 
 /**
  * True when a driver error says the database cannot be reached now — not that the statement

@@ -44,6 +44,14 @@ describe('a database that cannot be reached', () => {
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('wrapped'), { cause: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }) }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('too many clients'), { code: '53300' }))).toBe(true);
+    // disk full (PGlite answered 500 internal_error to every write while its disk was full — ops audit)
+    expect(isDatabaseUnavailable(Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' }))).toBe(true);
+    // ALTER DATABASE … ALLOW_CONNECTIONS false, a rotated password, a dropped database
+    expect(isDatabaseUnavailable(Object.assign(new Error('database "paper" is not currently accepting connections'), { code: '55000' }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('password authentication failed for user "paper"'), { code: '28P01' }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error('database "paper" does not exist'), { code: '3D000' }))).toBe(true);
+    // other object-state errors are the statement's
+    expect(isDatabaseUnavailable(Object.assign(new Error('currval of sequence "s" is not yet defined in this session'), { code: '55000' }))).toBe(false);
     expect(isDatabaseUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
     expect(isDatabaseUnavailable(Object.assign(new Error('syntax error'), { code: '42601' }))).toBe(false);
     expect(isDatabaseUnavailable(new Error('division by zero'))).toBe(false);
