@@ -4,6 +4,8 @@ import { windowOf, type RateLimitStore, type WindowHit } from './store.js';
 
 /** At most one report of Redis trouble per this window. */
 const REPORT_EVERY_MS = 30_000;
+/** While Redis does not answer in time, it is asked again (a PING) this often; calls count in memory meanwhile. */
+const STALL_PROBE_MS = 2_000;
 
 // INCR and PEXPIRE in one script: atomic in Redis, so every process shares one exact count.
 const HIT_SCRIPT = `
@@ -18,7 +20,10 @@ return count`;
  * headers go on, per process) instead of queueing each call behind ioredis's reconnect
  * attempts: queued calls would wait up to the command timeout, adding about a second to every
  * API request for as long as Redis is down. Only the very first connection attempt queues
- * calls, so requests at boot are still counted. Trouble is reported at most every 30 s.
+ * calls, so requests at boot are still counted. A Redis that keeps its connection but stops
+ * answering (paused, a long fork, a partition without a reset) is treated the same way after
+ * one call times out: calls count in memory until a PING answers again. Trouble is reported
+ * at most every 30 s.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis;
@@ -26,6 +31,9 @@ export class RedisRateLimitStore implements RateLimitStore {
   private unavailable = false;
   private readonly local = new MemoryRateLimitStore();
   private reportedAt = -Infinity;
+  /** A call failed or timed out on a connection that looks up: counting in memory until a probe answers. */
+  private stalled = false;
+  private closed = false;
 
   constructor(
     url: string,
@@ -49,7 +57,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(bucket: string, windowMs: number, nowMs: number): Promise<WindowHit> {
-    if (this.unavailable && this.redis.status !== 'ready') return this.local.hit(bucket, windowMs, nowMs);
+    if (this.stalled || (this.unavailable && this.redis.status !== 'ready')) return this.local.hit(bucket, windowMs, nowMs);
     const { index, resetAtMs } = windowOf(nowMs, windowMs);
     const key = `${this.prefix}${bucket}:${index}`;
     const run = (this.redis as unknown as { rateHit(key: string, ttl: number): Promise<number> }).rateHit;
@@ -58,8 +66,25 @@ export class RedisRateLimitStore implements RateLimitStore {
       return { count: Number(count), resetAtMs };
     } catch (error) {
       this.report(error);
+      this.stall();
       return this.local.hit(bucket, windowMs, nowMs);
     }
+  }
+
+  /** Stops asking Redis per call until a PING answers (each call waited out the command timeout). */
+  private stall(): void {
+    if (this.stalled) return;
+    this.stalled = true;
+    const probe = () => {
+      if (this.closed) return;
+      this.redis.ping().then(
+        () => {
+          this.stalled = false;
+        },
+        () => setTimeout(probe, STALL_PROBE_MS).unref(),
+      );
+    };
+    setTimeout(probe, STALL_PROBE_MS).unref();
   }
 
   private report(error: unknown): void {
@@ -70,6 +95,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.redis.disconnect();
     await this.local.close();
   }

@@ -49,11 +49,19 @@ function expectLimited(res: LightMyRequestResponse, limit: number, resetSeconds:
   expect(res.headers['ratelimit-reset']).toBe(String(resetSeconds));
 }
 
-/** A TCP relay to Redis that the test can cut and restore, to simulate Redis going away. */
-async function startTcpProxy(target: URL): Promise<{ port: number; stop(): Promise<void>; restart(): Promise<void> }> {
+/** A TCP relay to Redis that the test can cut and restore (Redis going away), or hold (Redis hanging: paused, a partition). */
+async function startTcpProxy(target: URL): Promise<{ port: number; stop(): Promise<void>; restart(): Promise<void>; hold(): void; release(): void }> {
   const sockets = new Set<Socket>();
   let server: Server | null = null;
   let port = 0;
+  // while held, bytes wait here in order, as in the kernel buffers of a paused Redis
+  let holding = false;
+  const held: (() => void)[] = [];
+  const relay = (from: Socket, to: Socket) =>
+    from.on('data', (chunk: Buffer) => {
+      if (holding) held.push(() => to.write(chunk));
+      else to.write(chunk);
+    });
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       const s = createServer((client) => {
@@ -67,7 +75,8 @@ async function startTcpProxy(target: URL): Promise<{ port: number; stop(): Promi
             upstream.destroy();
           });
         }
-        client.pipe(upstream).pipe(client);
+        relay(client, upstream);
+        relay(upstream, client);
       });
       s.once('error', reject);
       s.listen(port, '127.0.0.1', () => {
@@ -88,6 +97,13 @@ async function startTcpProxy(target: URL): Promise<{ port: number; stop(): Promi
       if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
     },
     restart: listen,
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      for (const write of held.splice(0)) write();
+    },
   };
 }
 
@@ -334,6 +350,32 @@ describe.skipIf(!REDIS_URL)('shared budget across two API instances (Redis)', ()
       // from where it was (3 of 5).
       await vi.waitFor(async () => expect((await me(c, key)).statusCode).toBe(200), { timeout: 15_000, interval: 50 });
       expectAdmitted(await me(c, key), 5, 1);
+    } finally {
+      await c.close();
+      await store.close();
+      await proxy.stop();
+    }
+  });
+
+  it('counts in the process while Redis hangs (connected, not answering) instead of waiting out the timeout on every call; in Redis again once it answers', { timeout: 30_000 }, async () => {
+    const proxy = await startTcpProxy(new URL(REDIS_URL!));
+    const store = new RedisRateLimitStore(`redis://127.0.0.1:${proxy.port}`, undefined, prefix, 300);
+    const c = await createTestApp({ rateLimits: store, testDb: a.testDb, clock: a.clock, config: { agentRpm: 5 } });
+    try {
+      const { key } = await c.newKey(['read']);
+      expectAdmitted(await me(c, key), 5, 4); // counted in Redis: 1
+
+      proxy.hold();
+      const started = Date.now();
+      // the first call waits out the 300 ms timeout, the others count in memory at once (each waited 300 ms)
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i += 1) statuses.push((await me(c, key)).statusCode);
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429]); // 5 counted in this process
+
+      proxy.release(); // Redis answers again: the held call counts there too (2), then the probe's PING
+      await vi.waitFor(async () => expect((await me(c, key)).statusCode).toBe(200), { timeout: 15_000, interval: 100 });
+      expect(Number((await me(c, key)).headers['ratelimit-remaining'])).toBeLessThan(2);
     } finally {
       await c.close();
       await store.close();
