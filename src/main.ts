@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config/env.js';
 import { runServer, type Role } from './server.js';
 import { CoinsFileError } from './marketdata/coins.js';
 import { TapeError } from './marketdata/replay/tape.js';
+import { NewerSchemaError } from './storage/migrate.js';
 import { PgliteDirLockedError } from './storage/pglite-lock.js';
 
 const ROLES: Role[] = ['serve', 'api', 'worker'];
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
 const SITUATION_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'ENOENT', 'ENOTDIR', 'EISDIR', 'EROFS', 'ENOSPC', 'EPERM']);
 const isSituation = (error: unknown): error is Error =>
   error instanceof PgliteDirLockedError ||
+  error instanceof NewerSchemaError ||
   error instanceof TapeError ||
   error instanceof CoinsFileError ||
   (error instanceof Error && SITUATION_CODES.has((error as NodeJS.ErrnoException).code ?? ''));

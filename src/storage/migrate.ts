@@ -15,9 +15,14 @@ export function migrationFiles(): { name: string; sql: string }[] {
     .map((name) => ({ name, sql: readFileSync(join(MIGRATIONS_DIR, name), 'utf8') }));
 }
 
+/** The database has migrations this build does not know: a newer version migrated it. */
+export class NewerSchemaError extends Error {}
+
 /**
  * Applies the checked-in SQL migrations in order, once each. One transaction holds an
  * advisory lock, so several processes starting together on one PostgreSQL apply them once.
+ * A database a newer version migrated is refused: this build's SQL would write rows that the
+ * newer schema's rules (guards, constraints, functions) were changed to treat otherwise.
  */
 export async function migrate(db: Db): Promise<string[]> {
   const applied: string[] = [];
@@ -30,7 +35,15 @@ export async function migrate(db: Db): Promise<string[]> {
       rows: { name: string }[];
     };
     const doneNames = new Set(done.rows.map((r) => r.name));
-    for (const file of migrationFiles()) {
+    const files = migrationFiles();
+    const known = new Set(files.map((f) => f.name));
+    const newer = [...doneNames].filter((name) => !known.has(name)).sort();
+    if (newer.length > 0) {
+      throw new NewerSchemaError(
+        `the database was migrated by a newer version of Paper Arena (${newer.at(-1)}; this version knows up to ${files.at(-1)?.name ?? 'none'}): run that version or a later one`,
+      );
+    }
+    for (const file of files) {
       if (doneNames.has(file.name)) continue;
       for (const statement of splitStatements(file.sql)) await tx.execute(sql.raw(statement));
       await tx.execute(sql`insert into schema_migrations (name) values (${file.name})`);
