@@ -108,7 +108,9 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
   // The banner comes last, so nothing scrolls it away (per-request logs need LOG_LEVEL=info).
   if (address) {
-    say(`paper-arena ${role}: listening on ${address} (database: ${database.kind}, market data: ${config.marketData.kind})`);
+    // with a wildcard HOST, Fastify names the loopback address: say the socket takes every interface
+    const everywhere = config.host === '0.0.0.0' || config.host === '::' ? `, every interface: HOST=${config.host}` : '';
+    say(`paper-arena ${role}: listening on ${address} (database: ${database.kind}, market data: ${config.marketData.kind}${everywhere})`);
     say(`  API docs: ${address}/docs   guides: ${address}/docs/guide   OpenAPI: ${address}/openapi.json`);
     say(
       admin.source === 'env'
