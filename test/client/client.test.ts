@@ -95,6 +95,16 @@ describe('client types stay in step with the document', () => {
     paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> } }>>;
   };
 
+  it('reads the jsonl form of the decisions dataset as text with parseAs, as its README shows', async () => {
+    const lines = '{"decisionUuid":"a"}\n{"decisionUuid":"b"}\n';
+    const server = recorder(() => new Response(lines, { status: 200, headers: { 'content-type': 'application/x-ndjson' } }));
+    const client = createClient({ baseUrl: BASE, fetch: server.fetch });
+    const { data } = await client.GET('/api/arena/decisions', { params: { query: { format: 'jsonl' } }, parseAs: 'text' });
+    const decisions = (data as unknown as string).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { decisionUuid: string });
+    expect(decisions.map((d) => d.decisionUuid)).toEqual(['a', 'b']);
+    expect(server.sent[0]!.url).toBe(`${BASE}/api/arena/decisions?format=jsonl`);
+  });
+
   it('lists exactly the writes whose body takes an idempotencyKey', () => {
     const withKey = Object.entries(doc.paths)
       .filter(([, ops]) => ops.post?.requestBody?.content['application/json']?.schema.properties?.idempotencyKey)
