@@ -236,9 +236,11 @@ function lifecycleOf(row: PmMarketRow, o: OutcomeQuote, open: boolean, winner: s
     state: row.resolutionState === 'voided' ? 'voided' : row.resolutionState ? 'resolved' : open ? 'open' : 'closed',
     providerAcceptingOrders: open,
     entryBlockedByLifecycle: !open,
-    isResult: winner === o.externalMarketId,
+    // every outcome of a settled event is a result (won, lost or voided), not a quote (reference S4)
+    isResult: row.resolutionState !== null,
     result: row.resolutionState === 'voided' ? 'voided' : row.resolutionState ? (winner === o.externalMarketId ? 'won' : 'lost') : null,
-    basis: row.resolutionState ? 'provider' : 'unknown',
+    // the venue's own winner marker, or the winner we stored from a final probability (no marker)
+    basis: !row.resolutionState ? 'unknown' : row.resolutionBasis === 'final_probability' ? 'stored_winner' : 'provider',
     closedAt: iso(row.closedAt),
     resolvedAt: row.resolvedAtVerified ? iso(row.resolvedAt) : null,
     observedAt: iso(row.lastCaptureAt ?? row.updatedAt),

@@ -174,6 +174,24 @@ describe('order book and trades', () => {
     expect(b.askEvidence.validated).toBe(true);
   });
 
+  it('the best level of each side is the stated bid / ask: a client walking levels and one reading top of book see one price', async () => {
+    let books = 0;
+    for (const source of ['polymarket', 'kalshi']) {
+      for (const event of await allOpenEvents(source)) {
+        const b = (await t.get(`${PM}/event/${source}/${event.slug}/orderbook`)).body.orderBook;
+        if (!b) continue;
+        books += 1;
+        // bid 0.625 came with bids[0] 0.63; an ask of 1 with no ask level at all
+        if (b.bid === null) expect(b.bids).toEqual([]);
+        else if (b.bid > 0) expect(b.bids[0].price, `${source}/${event.slug}`).toBe(b.bid);
+        if (b.ask === null) expect(b.asks).toEqual([]);
+        else expect(b.asks[0].price, `${source}/${event.slug}`).toBe(b.ask);
+        for (const level of [...b.bids, ...b.asks]) expect(level.price > 0 && level.price <= 1).toBe(true);
+      }
+    }
+    expect(books).toBeGreaterThan(10);
+  });
+
   it('other venues answer 200 with orderBook null and trades []; unknown event 404; unknown venue 400', async () => {
     const [event] = await allOpenEvents('manifold');
     expect((await t.get(`${PM}/event/manifold/${event.slug}/orderbook`)).body.orderBook).toBeNull();
@@ -283,5 +301,25 @@ describe('sources and their health', () => {
       expect(s.lagSeconds).not.toBeNull();
       expect(s.freshness).toBe('fresh');
     }
+  });
+});
+
+describe('outcome lifecycle of a settled event', () => {
+  it('marks every outcome a result (won or lost), not only the winner; basis says whose winner it is', async () => {
+    const closed = (await t.get(`${PM}/events?status=closed&limit=100`)).body.data as any[];
+    const resolved = closed.filter((e) => e.resolvedOutcomeExternalMarketId && e.outcomes.length >= 2).slice(0, 5);
+    expect(resolved.length).toBeGreaterThan(0);
+    for (const row of resolved) {
+      const { event } = (await t.get(`${PM}/events/${row.source.id}/${row.slug}`)).body;
+      const lifecycles = event.outcomes.map((o: any) => o.lifecycle);
+      expect(lifecycles.every((l: any) => l.state === 'resolved' && l.isResult === true), row.slug).toBe(true);
+      expect(lifecycles.filter((l: any) => l.result === 'won')).toHaveLength(1);
+      expect(lifecycles.filter((l: any) => l.result === 'lost')).toHaveLength(event.outcomes.length - 1);
+      const basis = event.resolutionOutcomeBasis === 'final_probability' ? 'stored_winner' : 'provider';
+      expect(lifecycles.every((l: any) => l.basis === basis)).toBe(true);
+    }
+    const open = (await allOpenEvents('polymarket'))[0];
+    const detail = (await t.get(`${PM}/events/polymarket/${open.slug}`)).body.event;
+    expect(detail.outcomes.every((o: any) => o.lifecycle.isResult === false && o.lifecycle.result === null)).toBe(true);
   });
 });

@@ -21,12 +21,15 @@ export function microOutcome(row: PmMarketRow): OutcomeQuote | null {
 
 const round = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 
-/** Depth levels stepping away from the best price by one tick, sizes growing with distance. */
+/**
+ * Depth levels from the best price (the first level is `bid` / `ask` exactly) stepping away by
+ * one tick, sizes growing with distance; prices within (0, 1].
+ */
 function levels(best: number, direction: 1 | -1, liquidity: number): { price: number; size: number }[] {
   const out: { price: number; size: number }[] = [];
   for (let k = 0; k < BOOK_LEVELS; k++) {
-    const price = round(best + direction * k * TICK, 2);
-    if (price <= 0 || price >= 1) break;
+    const price = round(best + direction * k * TICK, 4);
+    if (price <= 0 || price > 1) break;
     out.push({ price, size: round((liquidity * 0.02 * (1 + k)) / price, 0) });
   }
   return out;
