@@ -29,6 +29,11 @@ function gateMarket(r: PmMarketRow, nowMs: number): GateMarket {
   };
 }
 
+/** Could a paper position be opened on this market now, shape-wise (a trading venue, binary, open, not settled)? Quality gates aside. */
+export function plausiblyTradeable(r: PmMarketRow, nowMs: number): boolean {
+  return TRADING.includes(r.source) && !r.resolutionState && r.kind === 'binary' && isOpenAt(gateMarket(r, nowMs), nowMs);
+}
+
 export async function discoverPm(
   ctx: AppContext,
   query: { limit?: number; offset?: number; q?: string; source?: 'all' | 'kalshi' | 'polymarket'; sort?: (typeof DISCOVER_SORTS)[number] },
@@ -42,9 +47,8 @@ export async function discoverPm(
   const snap = await pmReadModel(ctx.database, ctx.clock).snapshot();
   const slugOf = (coinId: string) => ctx.market.coin(coinId)?.slug ?? null;
   const items = snap.rows
-    .filter((r) => (source === 'all' ? TRADING.includes(r.source) : r.source === source) && !r.resolutionState && r.kind === 'binary')
+    .filter((r) => (source === 'all' || r.source === source) && plausiblyTradeable(r, nowMs))
     .map((r) => ({ r, m: gateMarket(r, nowMs) }))
-    .filter(({ m }) => isOpenAt(m, nowMs))
     .map(({ r, m }) => {
       const outcomes = m.outcomes;
       const quoteReady = outcomes.some((o) => o.probability > 0 && o.probability < 100);

@@ -124,6 +124,27 @@ describe('overview and events', () => {
     expect(eur.body.data[0].volume24h).toBeLessThan(vols[0]);
   });
 
+  it('narrows by tag (a category slug, any case) and to plausibly paper-tradeable markets (reference B10: both were ignored)', async () => {
+    const all = (await t.get(`${PM}/events?limit=1`)).body.pagination.total as number;
+    const category = ((await t.get(`${PM}/overview`)).body.categories as { slug: string; count: number }[]).find((c) => c.count > 0)!;
+    const tagged = await t.get(`${PM}/events?tag=${category.slug.toUpperCase()}&limit=100`);
+    expect(tagged.body.pagination.total).toBeGreaterThan(0);
+    expect(tagged.body.pagination.total).toBeLessThan(all);
+    expect(tagged.body.data.every((e: any) => e.category === category.slug)).toBe(true);
+    expect((await t.get(`${PM}/events?tag=no-such-tag`)).body.pagination.total).toBe(0);
+
+    const tradeable = await t.get(`${PM}/events?tradeable=true&limit=100`);
+    expect(tradeable.body.pagination.total).toBeGreaterThan(0);
+    expect(tradeable.body.pagination.total).toBeLessThan(all);
+    for (const e of tradeable.body.data) {
+      expect(['polymarket', 'kalshi']).toContain(e.source.id);
+      expect([e.status, e.outcomes.length, e.resolvedOutcomeExternalMarketId ?? null]).toEqual(['open', 2, null]);
+    }
+    expect((await t.get(`${PM}/events?tradeable=true&status=closed`)).body.pagination.total).toBe(0);
+    expect((await t.get(`${PM}/events?tradeable=false&limit=1`)).body.pagination.total).toBe(all);
+    expect((await t.get(`${PM}/events?tradeable=maybe`)).status).toBe(400);
+  });
+
   it('answers 400 for bad parameters, naming the field', async () => {
     const cases: [string, string][] = [
       ['q=', 'query.q'],

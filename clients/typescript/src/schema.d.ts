@@ -12495,6 +12495,10 @@ export interface operations {
                 fiat?: string;
                 /** @description reference parameter; open rows always carry representativeOutcome here */
                 lead?: "representative";
+                /** @description a category slug (the overview's categories[].slug, any case): only events of that category */
+                tag?: string;
+                /** @description true: only markets a paper position could be opened on now (a trading venue, binary, open, not settled; quality gates aside — GET /api/agent/pm/discover says which pass them) */
+                tradeable?: boolean;
             };
             header?: {
                 /** @description an ETag this call answered before: 304 without a body while the answer is unchanged */

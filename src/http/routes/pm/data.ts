@@ -11,6 +11,7 @@ import type { OutcomeQuote } from '../../../pm/types.js';
 import { eventIn } from '../../../pm/research/events.js';
 import { eventObject, iso, resolutionOutcomeOf, whaleItem, whaleTapeSummary, type Money } from '../../../pm/views.js';
 import { VENUES, isMoneyVenue, sourceRef, venueById } from '../../../pm/venues.js';
+import { plausiblyTradeable } from '../../../services/pm-trading-discover.js';
 import { capturePoints, dailyVolumes, lastCapturesBeforeClose, recentWhales, type PmMarketRow } from '../../../storage/pm-repo.js';
 import type { AppContext } from '../../context.js';
 import { invalidRequest, notFound } from '../../errors.js';
@@ -190,6 +191,10 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             offset: Type.Integer({ minimum: 0, default: 0 }),
             fiat: FiatQuery,
             lead: Type.Optional(StringEnum(['representative'] as const, { description: 'reference parameter; open rows always carry representativeOutcome here' })),
+            tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "a category slug (the overview's categories[].slug, any case): only events of that category" })),
+            tradeable: Type.Optional(
+              Type.Boolean({ description: 'true: only markets a paper position could be opened on now (a trading venue, binary, open, not settled; quality gates aside — GET /api/agent/pm/discover says which pass them)' }),
+            ),
           }),
           response: ok(EventsResponse),
         },
@@ -205,7 +210,8 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           words = [...q].slice(0, 80).join('').split(/\s+/).filter(Boolean).slice(0, 6);
         }
         const sort = query.sort ?? 'best';
-        const key = `events:${query.status ?? ''}:${sort}:${source ?? ''}:${(words ?? []).join(' ')}:${query.limit}:${query.offset}:${code}`;
+        const tag = query.tag?.trim().toLowerCase();
+        const key = `events:${query.status ?? ''}:${sort}:${source ?? ''}:${(words ?? []).join(' ')}:${tag ?? ''}:${query.tradeable === true}:${query.limit}:${query.offset}:${code}`;
         return cached(reply, key, LIST_TTL_MS, async () => {
           const snap = await model().snapshot();
           const now = ctx.clock.now();
@@ -213,6 +219,8 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           if (query.status) rows = rows.filter((r) => r.status === query.status);
           if (source) rows = rows.filter((r) => r.source === source);
           if (words) rows = rows.filter((r) => matchesQuery(r, words!));
+          if (tag) rows = rows.filter((r) => r.category === tag);
+          if (query.tradeable) rows = rows.filter((r) => plausiblyTradeable(r, now));
           const sorted = sortRows(rows, sort, snap);
           const page = sorted.slice(query.offset, query.offset + query.limit);
           return {
