@@ -6,6 +6,12 @@ const isoOf = (v: unknown): string | null => (v === null || v === undefined ? nu
 /** jsonb is selected as text (`::text`) so both drivers hand back the same thing to parse. */
 const jsonOf = <T>(v: unknown): T => (v === null ? null : JSON.parse(v as string)) as T;
 
+/** A timestamptz as PostgreSQL writes it into JSON (`2026-11-27T15:32:00+00:00`). */
+const PG_JSON_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?\+00:00$/;
+/** A stored revision value with its instants written like every other instant of the API (`…Z`, milliseconds). */
+const revisionValueOf = (v: unknown): unknown =>
+  v === null ? null : JSON.parse(v as string, (_key, value: unknown) => (typeof value === 'string' && PG_JSON_INSTANT.test(value) ? new Date(value).toISOString() : value));
+
 /**
  * Per venue and UTC day: the day-over-day rise of each market's cumulative volume (its largest
  * capture that day), summed over the venue's markets. A market's first captured day has no
@@ -132,8 +138,8 @@ export async function marketRevisions(db: Queryable, source: string, slug: strin
     id: Number(r.id),
     subjectKey: r.subject_key,
     field: r.field,
-    prevValue: jsonOf(r.prev_value),
-    nextValue: jsonOf(r.next_value),
+    prevValue: revisionValueOf(r.prev_value),
+    nextValue: revisionValueOf(r.next_value),
     reasonCode: r.reason_code,
     effectiveAt: isoOf(r.effective_at),
     observedAt: isoOf(r.observed_at)!,
@@ -149,7 +155,7 @@ export async function fieldsAsOf(db: Queryable, source: string, slug: string, as
         where source = ${source} and slug = ${slug} and observed_at <= ${new Date(asOfMs).toISOString()}::timestamptz
         order by field, id desc`,
   );
-  return Object.fromEntries(rows.map((r) => [r.field, jsonOf(r.next_value)]));
+  return Object.fromEntries(rows.map((r) => [r.field, revisionValueOf(r.next_value)]));
 }
 
 export interface VenueCatalogFacts {

@@ -260,6 +260,9 @@ describe('GET /events/{source}/{slug}/revisions', () => {
     pmReadModel(t.ctx.database, t.clock).invalidate();
     (t.clock as any).advance(60_000);
     const after = await t.get(`${PM}/events/kalshi/${event.slug}/revisions`);
+    // instants as everywhere else in the API (PostgreSQL's JSON wrote 2026-11-27T15:32:00+00:00)
+    const created = after.body.revisions.find((r: any) => r.reasonCode === 'created');
+    if (created.nextValue.endDate !== null) expect(created.nextValue.endDate).toBe(new Date(created.nextValue.endDate).toISOString());
     const set = after.body.revisions.find((r: any) => r.field === 'resolution.winner');
     expect(set).toMatchObject({ reasonCode: 'resolution_set', prevValue: null, nextValue: event.outcomes[0].externalMarketId });
     expect(after.body.revisions[0].id).toBeGreaterThan(first.body.revisions[0].id);
