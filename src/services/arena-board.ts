@@ -62,6 +62,9 @@ export interface Board {
   source: 'live' | 'demo';
 }
 
+/** Longer than a trade write's transaction takes from its id to its commit (one statement). */
+export const BOARD_SETTLE_MS = 5_000;
+
 export interface ArenaBoardOptions {
   /** HOUSE_AGENTS: off hides every house agent's row. */
   houseAgents?: boolean;
@@ -130,9 +133,27 @@ export class ArenaBoards {
     return this.inflightFingerprint;
   }
 
+  private lastFingerprint = '';
+  private fingerprintChangedAtMs = 0;
+
+  /**
+   * On PostgreSQL a trade can take an id below the newest one and commit after it: max(id) then
+   * does not move when it lands, and a board built between the two commits kept it out until the
+   * next trade anywhere. A board built within BOARD_SETTLE_MS of a fingerprint change is therefore
+   * built once more when that time has passed (one extra build per burst of trades).
+   */
+  private settling(fingerprint: string, now: number): 'settling' | 'settled' {
+    if (fingerprint !== this.lastFingerprint) {
+      this.lastFingerprint = fingerprint;
+      this.fingerprintChangedAtMs = now;
+    }
+    return now - this.fingerprintChangedAtMs >= BOARD_SETTLE_MS ? 'settled' : 'settling';
+  }
+
   async board(window: BoardWindow): Promise<Board> {
     const now = this.clock.now();
-    const key = `${window}|${await this.fingerprint()}|${windowTimeBucket(window, now)}`;
+    const fingerprint = await this.fingerprint();
+    const key = `${window}|${fingerprint}|${this.settling(fingerprint, now)}|${windowTimeBucket(window, now)}`;
     const cached = this.boards.get(window);
     if (cached?.key === key) return cached;
     const big = cached !== undefined && cached.entries.length >= BACKGROUND_REBUILD_MIN_AGENTS;

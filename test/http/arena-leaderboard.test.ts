@@ -8,6 +8,7 @@ import {
   wilsonLowerBound,
 } from '../../src/arena/ranking.js';
 import { takeRankSnapshots } from '../../src/services/arena-jobs.js';
+import { BOARD_SETTLE_MS } from '../../src/services/arena-board.js';
 import { updateKey, revokeKey } from '../../src/storage/keys-repo.js';
 import { queryRows } from '../../src/storage/db.js';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -224,6 +225,29 @@ describe('Arena leaderboard and profiles', { timeout: 120_000 }, () => {
     expect((await get(`/api/arena/a${ids.charlie}-charlie`)).status).toBe(404);
     await updateKey(db, ids.charlie!, { isPublic: true });
     expect(handles((await get('/api/arena?pageSize=50')).body.rows)).toContain(`a${ids.charlie}-charlie`);
+  });
+
+  it('shows a trade whose lower id committed after the newest one, once the board settles (max(id) did not move: the board kept it out until the next trade)', async () => {
+    const db = t.testDb.database.db;
+    const late = await agentKey(db, 'Late');
+    const seq = sql`pg_get_serial_sequence('closed_trades', 'id')`;
+    const [{ top }] = await queryRows<{ top: string }>(db, sql`select coalesce(max(id), 0)::text as top from closed_trades`);
+    const pnlOf = async () => {
+      const rows = (await get('/api/arena?window=all&pageSize=50')).body.rows as { handle: string; realizedPnlMusd: number }[];
+      return rows.find((r) => r.handle === `a${late}-late`)?.realizedPnlMusd;
+    };
+    try {
+      // the first writer took id top + 1 and is still committing; the second took top + 11 and committed
+      await queryRows(db, sql`select setval(${seq}, ${Number(top) + 10})`);
+      await trade(db, late, 'spot', 100, t.clock.now());
+      expect(await pnlOf()).toBe(100);
+      await queryRows(db, sql`select setval(${seq}, ${Number(top)})`);
+      await trade(db, late, 'spot', 50, t.clock.now()); // the first writer's commit lands now, below max(id)
+      t.clock.advance(BOARD_SETTLE_MS);
+      expect(await pnlOf()).toBe(150);
+    } finally {
+      await queryRows(db, sql`select setval(${seq}, (select max(id) from closed_trades))`);
+    }
   });
 
   it('keeps the aggregates equal to a full recomputation from the trade log, also under concurrent writers', async () => {
