@@ -4,6 +4,7 @@ import { COMPETITION_SPARK_MAX_POINTS, windowedSparkline } from '../arena/sparkl
 import { byVenueView, decidedOf, emptyVenueCounts, totalOf, winRateOf } from '../arena/stats.js';
 import { DAY_MS, daysBetween } from '../arena/windows.js';
 import { loadTradeDayPnl, loadTradeWindowCounts } from '../storage/arena-board-repo.js';
+import { BOARD_SETTLE_MS } from './arena-board.js';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { findKey } from '../storage/keys-repo.js';
 import {
@@ -82,8 +83,8 @@ function publicRow(r: BoardRow & { rank: number | null }) {
 }
 
 /**
- * `GET /api/competitions/{slug}`; null for an unknown slug. Ended boards are frozen on first
- * read with every entrant's figures, so an agent hidden at that moment (unpublished, private)
+ * `GET /api/competitions/{slug}`; null for an unknown slug. Ended boards are frozen on the first
+ * read from BOARD_SETTLE_MS after the end, with every entrant's figures, so an agent hidden at that moment (unpublished, private)
  * shows again once public. Who shows, under which name, is decided at each read: public,
  * unrevoked entrants under their current handle, ranked among themselves (a gap would show
  * where a hidden one placed).
@@ -97,7 +98,8 @@ export async function competitionBoard(db: Queryable, slug: string, nowMs: numbe
     figures = c.finalBoard as BoardRow[];
   } else {
     figures = await computeRows(db, c, entrants, nowMs);
-    if (nowMs >= c.endsAtMs) await freezeFinalBoard(db, c.id, figures, nowMs);
+    // a trade stamped just before the end may still be committing at the end: freeze once it has had time to
+    if (nowMs >= c.endsAtMs + BOARD_SETTLE_MS) await freezeFinalBoard(db, c.id, figures, nowMs);
   }
   const shown = new Map(entrants.filter((e) => e.visible).map((e) => [e.keyId, e]));
   const rows = rankCompetition(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOARD_SETTLE_MS } from '../../src/services/arena-board.js';
 import { updateKey } from '../../src/storage/keys-repo.js';
 import { adminHeaders, createTestApp, type TestApp } from '../support/app.js';
 import { agentKey, trade, trades } from '../support/arena.js';
@@ -157,6 +158,25 @@ describe('Competitions', { timeout: 120_000 }, () => {
     expect(late.json().error).toBe('competition_ended');
     const listed = (await admin('GET', '/api/admin/competitions')).json();
     expect(listed.competitions.map((x: { slug: string }) => x.slug)).toEqual(['winter-cup', 'secret', 'later', 'year']);
+  });
+
+  it('freezes the final standings only once trades stamped before the end have had time to commit (the first read after the end froze without them)', async () => {
+    const db = t.testDb.database.db;
+    const finisher = await agentKey(db, 'Finisher');
+    const now = t.clock.now();
+    const endsAt = now + 60_000;
+    expect((await admin('POST', '/api/admin/competitions', { slug: 'photo-finish', title: 'Photo finish', startsAt: iso(now - HOUR), endsAt: iso(endsAt) })).statusCode).toBe(201);
+    expect((await admin('POST', '/api/admin/competitions/photo-finish/entries', { keyId: finisher })).statusCode).toBe(200);
+    const pnl = async () => ((await get('/api/competitions/photo-finish')).body.rows[0] as { realizedPnlMusd: number }).realizedPnlMusd;
+    await trade(db, finisher, 'spot', 100, now);
+    t.clock.set(endsAt + 1_000);
+    expect(await pnl()).toBe(100);
+    await trade(db, finisher, 'spot', 50, endsAt - 1); // stamped inside the window, committed after the end
+    t.clock.set(endsAt + BOARD_SETTLE_MS);
+    expect(await pnl()).toBe(150); // frozen now
+    await trade(db, finisher, 'spot', 25, endsAt - 1);
+    t.clock.set(endsAt + HOUR);
+    expect(await pnl()).toBe(150);
   });
 });
 

@@ -231,7 +231,8 @@ describe('Arena leaderboard and profiles', { timeout: 120_000 }, () => {
     const db = t.testDb.database.db;
     const late = await agentKey(db, 'Late');
     const seq = sql`pg_get_serial_sequence('closed_trades', 'id')`;
-    const [{ top }] = await queryRows<{ top: string }>(db, sql`select coalesce(max(id), 0)::text as top from closed_trades`);
+    const [row] = await queryRows<{ top: string }>(db, sql`select coalesce(max(id), 0)::text as top from closed_trades`);
+    const top = row!.top;
     const pnlOf = async () => {
       const rows = (await get('/api/arena?window=all&pageSize=50')).body.rows as { handle: string; realizedPnlMusd: number }[];
       return rows.find((r) => r.handle === `a${late}-late`)?.realizedPnlMusd;
