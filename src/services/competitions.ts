@@ -128,7 +128,7 @@ export interface CreateCompetitionInput {
 /** Owner action (admin API and CLI): creates a competition or says why not. */
 export async function createCompetition(db: Queryable, input: CreateCompetitionInput, nowMs: number) {
   if (!new RegExp(COMPETITION_SLUG_PATTERN).test(input.slug)) throw invalidRequest('body.slug', 'slug: 1..80 of a-z, 0-9 and -, starting with a letter or digit');
-  if (input.title.length < 1 || input.title.length > 120) throw invalidRequest('body.title', 'title: 1..120 characters');
+  if (input.title.trim().length === 0 || input.title.length > 120) throw invalidRequest('body.title', 'title: 1..120 characters, not only spaces');
   const startsAtMs = Date.parse(input.startsAt);
   const endsAtMs = Date.parse(input.endsAt);
   if (!Number.isFinite(startsAtMs)) throw invalidRequest('body.startsAt', 'body.startsAt is not a date-time');

@@ -151,6 +151,8 @@ describe('Competitions', { timeout: 120_000 }, () => {
     expect((await admin('POST', '/api/admin/competitions', { slug: 'year', title: 'x', startsAt: iso(now - DAY), endsAt: iso(now + 365 * DAY) })).statusCode).toBe(201);
     const badSlug = await admin('POST', '/api/admin/competitions', { slug: 'Bad Slug', title: 'x', startsAt: iso(start), endsAt: iso(start + DAY) });
     expect(badSlug.statusCode).toBe(400);
+    const blank = await admin('POST', '/api/admin/competitions', { slug: 'blank', title: '   ', startsAt: iso(now), endsAt: iso(now + DAY) });
+    expect([blank.statusCode, blank.json().field]).toEqual([400, 'body.title']); // was 201 with name "   "
     expect((await admin('POST', '/api/admin/competitions/later/entries', { keyId: 99999 })).statusCode).toBe(404);
     expect((await admin('POST', '/api/admin/competitions/nope/entries', { keyId: a })).statusCode).toBe(404);
     const late = await admin('POST', '/api/admin/competitions/winter-cup/entries', { keyId: outsider });
