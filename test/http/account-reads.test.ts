@@ -209,6 +209,10 @@ describe('GET /api/agent/trades', () => {
     expect((await get(key, '/api/agent/trades?limit=2')).json().count).toBe(2);
     const since = new Date(t.clock.now() - 500).toISOString();
     expect((await get(key, `/api/agent/trades?updatedSince=${since}`)).json().trades.map((r: { id: number }) => r.id)).toEqual([pm]);
+    // echoed as every instant of the API (as positions echo it), whatever offset the caller wrote
+    const offsetForm = encodeURIComponent(since.replace('Z', '+00:00'));
+    expect((await get(key, `/api/agent/trades?updatedSince=${offsetForm}`)).json().updatedSince).toBe(since);
+    expect((await get(key, `/api/agent/orders/open?updatedSince=${offsetForm}`)).json().updatedSince).toBe(since);
     for (const q of ['venue=bonds', 'limit=0', 'limit=101']) expect((await get(key, `/api/agent/trades?${q}`)).statusCode).toBe(400);
   });
 });

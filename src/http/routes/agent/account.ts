@@ -205,7 +205,7 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           coinId: coinId ?? null,
           count: rows.length,
           rows: rows.map(orderView),
-          updatedSince: updatedSince ?? null,
+          updatedSince: updatedSince !== undefined ? new Date(updatedSince).toISOString() : null,
           asOf: updatedSince !== undefined ? deltaPollingAsOf(nowMs, rows.map((o) => o.updatedAt.getTime())) : pollingAsOf(nowMs),
         };
       },

@@ -59,7 +59,7 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           walletId: book?.wallet.id ?? null,
           venue,
           count: rows.length,
-          updatedSince: updatedSince ?? null,
+          updatedSince: updatedSince ? new Date(updatedSince).toISOString() : null,
           asOf: updatedSince ? deltaPollingAsOf(nowMs, rows.map((r) => Date.parse(r.closedAt))) : pollingAsOf(nowMs),
           trades: rows.map((r) => ({
             venue: r.venue,
