@@ -83,7 +83,7 @@ export async function competitionsCommand(config: Config, sub: string | undefine
     if (sub === 'list') {
       const { competitions } = await ops.list();
       if (json) out(JSON.stringify(competitions));
-      else for (const c of competitions) out(`${c.slug}  ${c.status}  ${c.visibility}${c.featured ? ' featured' : ''}  ${c.startsAt} → ${c.endsAt}  entries ${c.entryCount}  ${c.name}`);
+      else for (const c of competitions) out(`${c.slug}  ${c.status}  ${c.visibility}${c.featured ? ' featured' : ''}  ${c.startsAt} → ${c.endsAt}  entries ${c.entryCount} public of ${c.entrantCount}  ${c.name}`);
       return;
     }
     const result = sub === 'create' ? await ops.create(input!) : await ops.enter(positional[0]!, keyId);

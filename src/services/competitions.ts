@@ -163,6 +163,7 @@ export async function enterCompetition(db: Queryable, slug: string, keyId: numbe
   return { slug, keyId, joinedAt: iso(joinedAtMs), public: key.isPublic };
 }
 
+/** The operator's list: every competition, with every entrant counted (the public entryCount leaves private and revoked keys out). */
 export async function listAllCompetitionMeta(db: Queryable, nowMs: number) {
-  return { competitions: (await listAllCompetitions(db)).map((c) => competitionMeta(c, nowMs)) };
+  return { competitions: (await listAllCompetitions(db)).map((c) => ({ ...competitionMeta(c, nowMs), entrantCount: c.entrantCount })) };
 }

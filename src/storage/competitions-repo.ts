@@ -11,7 +11,10 @@ export interface CompetitionRow {
   startsAtMs: number;
   endsAtMs: number;
   createdAtMs: number;
+  /** Public, unrevoked entrants (what the public board shows). */
   entryCount: number;
+  /** Every key entered, private or revoked too (the operator's count). */
+  entrantCount: number;
   finalBoard: unknown[] | null;
 }
 
@@ -31,7 +34,8 @@ const columns = sql`c.id, c.slug, c.name, c.description, c.visibility, c.feature
   (extract(epoch from c.starts_at) * 1000)::float8 as "startsAtMs", (extract(epoch from c.ends_at) * 1000)::float8 as "endsAtMs",
   (extract(epoch from c.created_at) * 1000)::float8 as "createdAtMs", c.final_board as "finalBoard",
   (select count(*)::int from competition_entries e join api_keys k on k.id = e.key_id
-    where e.competition_id = c.id and k.is_public and k.revoked_at is null) as "entryCount"`;
+    where e.competition_id = c.id and k.is_public and k.revoked_at is null) as "entryCount",
+  (select count(*)::int from competition_entries e where e.competition_id = c.id) as "entrantCount"`;
 
 /** Inserts a competition; null when the slug is taken. */
 export async function insertCompetition(db: Queryable, c: NewCompetition): Promise<CompetitionRow | null> {

@@ -160,6 +160,11 @@ describe('Competitions', { timeout: 120_000 }, () => {
     expect(late.json().error).toBe('competition_ended');
     const listed = (await admin('GET', '/api/admin/competitions')).json();
     expect(listed.competitions.map((x: { slug: string }) => x.slug)).toEqual(['winter-cup', 'secret', 'later', 'year']);
+    // the operator sees every entrant; the public count leaves the private and revoked ones out
+    await updateKey(t.testDb.database.db, c, { isPublic: false });
+    const cup = (await admin('GET', '/api/admin/competitions')).json().competitions[0];
+    expect([cup.entrantCount, cup.entryCount]).toEqual([3, 2]);
+    await updateKey(t.testDb.database.db, c, { isPublic: true });
   });
 
   it('freezes the final standings only once trades stamped before the end have had time to commit (the first read after the end froze without them)', async () => {

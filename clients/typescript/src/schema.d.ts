@@ -11370,6 +11370,8 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                             entryCount: number;
+                            /** @description every key entered, private and revoked ones too (entryCount: the public ones the board shows) */
+                            entrantCount: number;
                         }[];
                     };
                 };

@@ -340,7 +340,9 @@ export const CompetitionMeta = Type.Object({
 });
 
 export const CompetitionsResponse = Type.Object({ competitions: Type.Array(CompetitionMeta), asOf: DateTime });
-export const AdminCompetitionsResponse = Type.Object({ competitions: Type.Array(CompetitionMeta) });
+export const AdminCompetitionsResponse = Type.Object({
+  competitions: Type.Array(Type.Object({ ...CompetitionMeta.properties, entrantCount: Int({ description: 'every key entered, private and revoked ones too (entryCount: the public ones the board shows)' }) })),
+});
 
 export const CompetitionBoardResponse = Type.Object({
   competition: CompetitionMeta,
