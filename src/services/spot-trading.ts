@@ -121,14 +121,17 @@ function decideOrderWrite(deps: { market: MarketReadsForOrders; nowMs: number },
   if (decision.kind === 'fill') {
     const { fill, pnl } = decision;
     const how = input.orderType === 'market' ? 'market' : `marketable ${input.orderType}`;
+    // orderId is a market fill's (supplement 1.2); a limit/stop that filled at once names its trade
+    // tradeId: as orderId it shared numbers with resting order ids, and a cancel by it hit another order
+    const idField = input.orderType === 'market' ? 'orderId' : 'tradeId';
     return {
       effects: decision.effects,
       statusCode: 200,
-      idPaths: [{ path: ['orderId'], from: 'trade' }],
+      idPaths: [{ path: [idField], from: 'trade' }],
       result: null,
       body: {
         message: `${how} ${input.side} of ${toWire(quantity)} ${coin.symbol} filled`,
-        orderId: 0,
+        [idField]: 0,
         summary: {
           side: input.side,
           quantity: toWire(quantity),

@@ -423,7 +423,10 @@ describe('marketable limit orders (issue 12 item 8)', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.restingOrderId).toBeUndefined();
-    expect(typeof body.orderId).toBe('number');
+    // the fill names its trade as tradeId; orderId (market fills only, supplement 1.2) shared numbers with
+    // resting order ids, so a cancel by it could hit another order
+    expect(body.orderId).toBeUndefined();
+    expect((await get(key, '/api/agent/trades')).json().trades.map((r: { id: number }) => r.id)).toEqual([body.tradeId]);
     expect(body.summary).toMatchObject({ orderType: 'limit', limitPrice: 105_991, marketable: true, executionPrice: q.executionPrice, feeUsd: q.estimatedFeeMusd });
     // the report figure: fill price against the quote at the same moment
     console.info(`marketable limit buy @105,991 with mid 96,350: filled at ${body.summary.executionPrice}, market quote ${q.executionPrice}`);

@@ -188,7 +188,8 @@ async function runSequence(ops: Op[]): Promise<void> {
       const res = await send({ side: o.side, orderType: o.kind, quantity: o.q, limitPrice: o.limit, ...(o.kind === 'stop' ? { stopPrice: o.stop } : {}) });
       if (expected === 'filled') {
         expect(res.statusCode, res.body).toBe(200);
-        expect(res.json()).toMatchObject({ orderId: expect.any(Number), summary: { marketable: true } });
+        expect(res.json()).toMatchObject({ tradeId: expect.any(Number), summary: { marketable: true } });
+        expect(res.json().orderId).toBeUndefined();
       } else if (typeof expected === 'string') {
         expect(res.json().blockReasons).toEqual([expected]);
       } else {

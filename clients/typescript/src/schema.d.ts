@@ -5061,6 +5061,8 @@ export interface operations {
                         message: string;
                         /** @description market fills: the trade id */
                         orderId?: number;
+                        /** @description a marketable limit or stop-limit that filled at once: its trade id in /api/agent/trades (nothing rests: not an id to cancel with) */
+                        tradeId?: number;
                         /** @description limit/stop: the id to cancel with */
                         restingOrderId?: number;
                         summary: {

@@ -43,10 +43,13 @@ export const SpotQuoteResponse = Type.Object({
   observation: Observation,
 });
 
-/** Market fills carry orderId and the fill summary; limit/stop orders carry restingOrderId and what they froze. */
+/** Market fills carry orderId and the fill summary, marketable limit/stop fills tradeId; resting limit/stop orders carry restingOrderId and what they froze. */
 export const SpotOrderResponse = Type.Object({
   message: Str(),
   orderId: Type.Optional(Int({ description: 'market fills: the trade id' })),
+  tradeId: Type.Optional(
+    Int({ description: 'a marketable limit or stop-limit that filled at once: its trade id in /api/agent/trades (nothing rests: not an id to cancel with)' }),
+  ),
   restingOrderId: Type.Optional(Int({ description: 'limit/stop: the id to cancel with' })),
   summary: Type.Object({
     side: Side,
