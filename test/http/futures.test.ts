@@ -424,7 +424,7 @@ describe('POST /api/agent/futures/close', () => {
     for (const fraction of [1e-6, 1e-30, 0.99999]) {
       const dust = await close(a.key, { positionId: p.id, fraction });
       expect(dust.statusCode, String(fraction)).toBe(400);
-      expect(dust.json()).toMatchObject({ error: 'below_min_notional', field: 'body.fraction' });
+      expect(dust.json()).toMatchObject({ error: 'invalid_request', field: 'body.fraction', blockReasons: ['below_min_notional'] });
     }
     expect(await futuresTrades(a.keyId)).toHaveLength(0);
     const unchanged = (await t.app.inject({ url: '/api/agent/positions/futures', headers: bearer(a.key) })).json();

@@ -18,7 +18,8 @@ function belowMinimum(part: 'closed' | 'remaining'): ApiError {
     part === 'closed'
       ? `the closed part must be worth at least ${MIN_TRADE_NOTIONAL_MUSD} mUSD at the mark`
       : `the part left open must be worth at least ${MIN_TRADE_NOTIONAL_MUSD} mUSD at the mark; close the whole position with fraction 1`;
-  return new ApiError(400, 'below_min_notional', message, { field: 'body.fraction' });
+  // invalid_request like every other refused fraction (supplement 1.7); the reason as a block reason, as spot gives it
+  return new ApiError(400, 'invalid_request', message, { field: 'body.fraction', blockReasons: ['below_min_notional'] });
 }
 
 export function ownOpenPosition(book: BookSnapshot, positionId: number): FuturesPositionRow {
