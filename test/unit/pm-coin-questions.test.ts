@@ -13,9 +13,11 @@ const BASE: Record<string, number> = { '1': 60_000, '1027': 2_000, '5426': 94, '
 
 /** A made-up deterministic path, far from the fixed reference prices, known only up to `upTo`. */
 function fakePrices(upTo: () => number): CoinPrices {
+  const pathAt = (coinId: string, atMs: number) => (!(coinId in BASE) ? null : BASE[coinId]! * Math.exp(0.03 * Math.sin(atMs / (5 * HOUR))));
   return {
     volatilityScale: 1,
-    priceAt: (coinId, atMs) => (atMs > upTo() || !(coinId in BASE) ? null : BASE[coinId]! * Math.exp(0.03 * Math.sin(atMs / (5 * HOUR)))),
+    priceAt: (coinId, atMs) => (atMs > upTo() ? null : pathAt(coinId, atMs)),
+    knownAt: (coinId, atMs) => pathAt(coinId, Math.min(atMs, upTo())),
   };
 }
 
@@ -93,5 +95,20 @@ describe('on the real simulated market', () => {
     const btc = new SimWorld('coherent', 'realistic', prices).snapshot('polymarket', NOW, NOW).markets.filter((m) => m.coinIds.includes('1') && m.status === 'open');
     expect(btc.length).toBeGreaterThan(0);
     for (const m of btc) expect(Math.abs(thresholdOf(m) / quote.priceUsd - 1)).toBeLessThan(0.2);
+  });
+
+  it('prices an open question from the last quote between two ticks too (it read no price there and sat near 50 %)', async () => {
+    const sim = await startSmallMarket(testDb.database.db, NOW);
+    const prices = coinPricesFromMarket(sim.market, 1);
+    const asOf = sim.market.quote('1')!.asOfMs;
+    const yesOf = (at: number) =>
+      coinMarkets(new SimWorld('coherent', 'realistic', prices), at)
+        .filter((m) => m.status === 'open')
+        .map((m) => m.outcomes.find((o) => o.name === 'Yes')!.probability);
+    const onTick = yesOf(asOf);
+    const between = yesOf(asOf + 5_000); // the ingest runs on its own timer, seconds off the market's ticks
+    expect(onTick.some((p) => Math.abs(p - 50) > 10)).toBe(true);
+    // venue noise moves a quote a little in 5 s; losing the price moved every one to about 50
+    between.forEach((p, i) => expect(Math.abs(p - onTick[i]!), `market ${i}`).toBeLessThan(5));
   });
 });

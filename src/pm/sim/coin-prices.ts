@@ -10,7 +10,10 @@ import type { MarketReads } from '../../marketdata/reads.js';
 export type CoinPriceAt = (coinId: string, atMs: number) => number | null;
 
 export interface CoinPrices {
+  /** The price the path shows at an instant (null past the last quote: thresholds anchor and settle on it). */
   priceAt: CoinPriceAt;
+  /** The price known at an instant: priceAt, or past the last quote that quote (never a later price). */
+  knownAt: CoinPriceAt;
   /** Multiplies the coins' daily volatility (the fast profile moves 3× as much). */
   volatilityScale: number;
 }
@@ -54,5 +57,12 @@ export function coinPricesFromMarket(reads: Pick<MarketReads, 'candles' | 'quote
     }
     return null;
   };
-  return { priceAt, volatilityScale };
+  // Between two ticks the path shows nothing yet for "now": an open question reads the last quote
+  // (read through priceAt alone it found no price and sat at 50 % whenever the ingest ran off a tick).
+  const knownAt: CoinPriceAt = (coinId, atMs) => {
+    const quote = reads.quote(coinId);
+    if (!quote) return null;
+    return atMs > quote.asOfMs ? quote.priceUsd : priceAt(coinId, atMs);
+  };
+  return { priceAt, knownAt, volatilityScale };
 }

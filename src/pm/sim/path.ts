@@ -36,7 +36,7 @@ function normalCdf(z: number): number {
  */
 function thresholdYes(th: PriceThreshold, winner: number | null, t: number): number {
   if (t >= th.settleAtMs && th.settled) return winner === 0 ? 1 : 0;
-  const price = th.priceAt(Math.min(t, th.settleAtMs));
+  const price = th.knownAt(Math.min(t, th.settleAtMs));
   if (price === null) return 0.5;
   const daysLeft = Math.max(th.settleAtMs - t, 60_000) / DAY_MS;
   return clampP(normalCdf(Math.log(price / th.value) / (th.dailyVol * Math.sqrt(daysLeft))));

@@ -37,6 +37,8 @@ export interface PriceThreshold {
   /** Daily volatility of the coin's log price (with the profile's scale). */
   dailyVol: number;
   priceAt(atMs: number): number | null;
+  /** The price known at atMs (the last quote once past it): what an open question is priced from. */
+  knownAt(atMs: number): number | null;
   /** False until the price at settleAtMs is known (the question then cannot resolve yet). */
   settled: boolean;
 }
@@ -183,7 +185,7 @@ function cryptoWording(d: Draws, c: CryptoCoin, openAt: number, endAt: number, f
   const settle = prices ? prices.priceAt(c.coinId, endAt) : null;
   const threshold: PriceThreshold | undefined =
     prices && anchor !== null
-      ? { coinId: c.coinId, value: x, settleAtMs: endAt, dailyVol: c.vol * prices.volatilityScale, priceAt: (t) => prices.priceAt(c.coinId, t), settled: settle !== null }
+      ? { coinId: c.coinId, value: x, settleAtMs: endAt, dailyVol: c.vol * prices.volatilityScale, priceAt: (t) => prices.priceAt(c.coinId, t), knownAt: (t) => prices.knownAt(c.coinId, t), settled: settle !== null }
       : undefined;
   const common = { category: 'crypto' as const, kind: 'binary' as const, outcomes: ['Yes', 'No'], coinIds: [c.coinId], threshold, pending: prices !== undefined && anchor === null };
   if (flash) {

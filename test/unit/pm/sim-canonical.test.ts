@@ -24,7 +24,8 @@ function universe(w: SimWorld): MarketState[] {
 
 /** A made-up deterministic coin path, so coin questions take their thresholds from prices. */
 const BASE: Record<string, number> = { '1': 90_000, '1027': 3_000, '5426': 150, '52': 2, '74': 0.2 };
-const prices: CoinPrices = { volatilityScale: 1, priceAt: (coinId, atMs) => (atMs > NOW || !(coinId in BASE) ? null : BASE[coinId]! * Math.exp(0.03 * Math.sin(atMs / (5 * HOUR)))) };
+const pathAt = (coinId: string, atMs: number) => (!(coinId in BASE) ? null : BASE[coinId]! * Math.exp(0.03 * Math.sin(atMs / (5 * HOUR))));
+const prices: CoinPrices = { volatilityScale: 1, priceAt: (coinId, atMs) => (atMs > NOW ? null : pathAt(coinId, atMs)), knownAt: (coinId, atMs) => pathAt(coinId, Math.min(atMs, NOW)) };
 
 const sharedTitles = (questions: Question[]) => {
   const keys = new Map<string, string[]>();
