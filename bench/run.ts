@@ -92,6 +92,10 @@ if (!['serve', 'api'].includes(role)) {
   console.error(`BENCH_ROLE must be serve or api (got "${role}")`);
   process.exit(2);
 }
+if (role === 'api' && engines.includes('pglite')) {
+  console.error('BENCH_ROLE=api runs on PostgreSQL only (the service refuses api without DATABASE_URL): set BENCH_ENGINES=postgres');
+  process.exit(2);
+}
 const SERVICE_ARGS = ['--import', 'tsx', 'src/main.ts', role];
 /** Above this share of non-2xx answers and errors a row is marked failed (the scenario is broken, e.g. its orders are refused). */
 const MAX_FAILED_SHARE = 0.01;

@@ -20,7 +20,15 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  if ((ROLES as string[]).includes(command)) return runServer(config, command as Role);
+  if ((ROLES as string[]).includes(command)) {
+    // api and worker split one deployment over a shared PostgreSQL: on a process's own embedded
+    // database a worker ran jobs nobody saw, and an api served without anyone running its jobs
+    if (command !== 'serve' && !config.databaseUrl) {
+      process.stderr.write(`paper-arena ${command}: the api and worker roles share one PostgreSQL database: set DATABASE_URL (on one machine, run serve)\n`);
+      process.exit(2);
+    }
+    return runServer(config, command as Role);
+  }
   process.exitCode = await runCli(config, [command, ...rest]);
 }
 

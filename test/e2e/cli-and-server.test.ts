@@ -91,6 +91,14 @@ describe('CLI and server, as a user runs them', () => {
     expect(run.stderr).toContain('AGENT_RPM');
   }, 30_000);
 
+  it('refuses the api and worker roles without DATABASE_URL (a worker ran its jobs on a private embedded database, silently)', () => {
+    for (const role of ['api', 'worker']) {
+      const run = spawnSync(process.execPath, [...ENTRY, role], { env: env(0), encoding: 'utf8', timeout: 30_000 });
+      expect(run.status, role).toBe(2);
+      expect(run.stderr).toContain(`paper-arena ${role}: the api and worker roles share one PostgreSQL database: set DATABASE_URL`);
+    }
+  }, 60_000);
+
   it('says at start when the market source has no price yet (a tape of none here; live mode offline said "serving prices")', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'paper-arena-noprice-'));
     const tape = join(dir, 'no-prices.ndjson');
