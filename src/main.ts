@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config/env.js';
 import { runServer, type Role } from './server.js';
 import { CoinsFileError } from './marketdata/coins.js';
 import { TapeError } from './marketdata/replay/tape.js';
+import { MarketIdentityError } from './services/market-identity.js';
 import { NewerSchemaError } from './storage/migrate.js';
 import { PgliteDirLockedError } from './storage/pglite-lock.js';
 
@@ -38,6 +39,7 @@ const SITUATION_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTF
 const isSituation = (error: unknown): error is Error =>
   error instanceof PgliteDirLockedError ||
   error instanceof NewerSchemaError ||
+  error instanceof MarketIdentityError ||
   error instanceof TapeError ||
   error instanceof CoinsFileError ||
   (error instanceof Error && SITUATION_CODES.has((error as NodeJS.ErrnoException).code ?? ''));

@@ -3,6 +3,8 @@ import { adminTokenPath, resolveAdminToken } from './config/admin-token.js';
 import type { Config } from './config/env.js';
 import { ensureDemoKey } from './services/demo-key.js';
 import { startMarketSource } from './services/market-source-boot.js';
+import { claimMarketIdentity, marketIdentity, processName } from './services/market-identity.js';
+import { loadCoins } from './marketdata/coins.js';
 import { ensureHouseAgents } from './services/house-agents.js';
 import { openDatabase, pgliteDirFor } from './storage/db.js';
 import { initPgliteDir } from './storage/pglite-init.js';
@@ -41,6 +43,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     // serve is its database's only writer: account reads may keep in-process copies (src/storage/book-cache.ts)
     const opened = await openDatabase({
       databaseUrl: config.databaseUrl,
+      applicationName: processName(role),
       pgliteDir,
       poolMax: config.databasePoolMax,
       bookCache: role === 'serve',
@@ -50,6 +53,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     return opened;
   })();
   opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
+  // processes sharing PostgreSQL must serve one market: checked before this one writes any of it
+  if (config.databaseUrl) await claimMarketIdentity((await opening).db, marketIdentity(config, loadCoins(config.coinsFile)), processName(role));
   const source = await startMarketSource(config, opening, progress);
   const database = await opening;
   const priced = source.market.coins().filter((c) => source.market.quote(c.coinId) !== null).length;

@@ -72,11 +72,18 @@ export async function startSimMarket(options: SimBootOptions): Promise<RunningSi
     stored.state.minuteIndex >= historyStartMinute(nowMs) &&
     stored.state.minuteIndex <= nowMinute;
 
-  let market: SimMarket;
+  let market: SimMarket | null = null;
   let start: RunningSimMarket['start'];
   if (resumable) {
-    const universe = createSimUniverse(coins, seed, profile);
-    market = new SimMarket(universe, stored.state, BarBook.fromRows(coins.length, stored.rows));
+    try {
+      market = new SimMarket(createSimUniverse(coins, seed, profile), stored.state, BarBook.fromRows(coins.length, stored.rows));
+    } catch (error) {
+      // rows another universe wrote under this one's settings (a mis-configured process sharing the
+      // database): every restart crashed on them; the history is made again instead
+      say(`  market: the stored market does not fit these settings (${(error as Error).message}); making it again`);
+    }
+  }
+  if (market && resumable) {
     const caughtUpMinutes = nowMinute - stored.state.minuteIndex;
     market.advanceTo(nowMs);
     start = { kind: 'resume', caughtUpMinutes };

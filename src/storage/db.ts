@@ -65,6 +65,8 @@ export interface DatabaseOptions {
    * restarts it, and the restart recovers the files as after a crash.
    */
   onLost?: (error: Error) => void;
+  /** PostgreSQL: the name of this process's connections (pg_stat_activity), so processes sharing the database see each other. */
+  applicationName?: string;
 }
 
 const bookCaches = new WeakMap<object, BookCache>();
@@ -80,11 +82,19 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const cache = options.bookCache ? new BookCache() : null;
   const database = options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolMax ?? 10, options.onQuery, cache)
+    ? openPostgres(withApplicationName(options.databaseUrl, options.applicationName), options.poolMax ?? 10, options.onQuery, cache)
     : await openPglite(options.pgliteDir, options.onQuery, cache, options.onLost);
   await migrate(database.db);
   if (cache) bookCaches.set(database.db, cache);
   return database;
+}
+
+/** The URL with `application_name` set (every connection made from it, the pool's and the LISTEN ones, carries it). */
+function withApplicationName(url: string, name: string | undefined): string {
+  if (!name) return url;
+  const parsed = new URL(url);
+  parsed.searchParams.set('application_name', name.slice(0, 63)); // PostgreSQL keeps 63 bytes
+  return parsed.toString();
 }
 
 type QueryObserver = (text: string) => void;

@@ -6,7 +6,9 @@ import { CANDLE_RANGES, CANDLE_RANGE_NAMES, type Candle } from '../../src/domain
 import { FileSimStore } from '../../src/storage/sim-file-store.js';
 import { sqlSimStore } from '../../src/storage/market-repo.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
-import { startSmallMarket } from '../support/small-market.js';
+import { simMeta, startSimMarket } from '../../src/services/sim-market-boot.js';
+import type { SimStore } from '../../src/storage/sim-store.js';
+import { smallUniverse, startSmallMarket } from '../support/small-market.js';
 
 /** Candles with the mean volume rounded: merged partial sums may differ in the last bit. */
 const comparable = (candles: Candle[]) => candles.map((c) => ({ ...c, v: Number(c.v.toPrecision(12)) }));
@@ -44,6 +46,18 @@ describe('simulated market start-up', () => {
     }
     expect(sim.market.price('1')!.asOfMs).toBe(T0);
     expect(sim.market.fearGreed()!.value).toBeGreaterThanOrEqual(0);
+  });
+
+  it('makes the history again when the stored rows do not fit the settings they are recorded under (every start crashed on them)', async () => {
+    const store = new FileSimStore(tempDir());
+    await startSmallMarket(testDb.database.db, T0, store);
+    const stored = (await store.load())!;
+    // rows of 8 coins recorded under a 5-coin universe's settings (a process with another COINS_FILE wrote them)
+    const five = smallUniverse().slice(0, 5);
+    const forged: SimStore = { load: async () => ({ ...stored, ...simMeta(five, 'test-seed', 'realistic') }), save: async () => undefined };
+    const sim = await startSimMarket({ db: testDb.database.db, store: forged, coins: five, seed: 'test-seed', profile: 'realistic', nowMs: T0 + MIN });
+    expect(sim.start.kind).toBe('cold');
+    expect(sim.market.candles('1', '1D')).toHaveLength(CANDLE_RANGES['1D'].count);
   });
 
   for (const storeKind of ['sql', 'file'] as const) {

@@ -7,8 +7,8 @@ export const engineName = TEST_DATABASE_URL ? 'postgres' : 'pglite';
 
 export interface TestDatabase {
   database: Database;
-  /** Opens another connection pool to the same database (a second "process"). */
-  openAnother(): Promise<Database>;
+  /** Opens another connection pool to the same database (a second "process"), optionally named (applicationName). */
+  openAnother(options?: { applicationName?: string }): Promise<Database>;
   drop(): Promise<void>;
 }
 
@@ -30,15 +30,15 @@ export async function freshDatabase(options: { onQuery?: (text: string) => void;
   await adminQuery(TEST_DATABASE_URL, `create database ${name} template ${pgTemplateName()}`).catch(() => adminQuery(TEST_DATABASE_URL!, `create database ${name}`));
   const url = withDatabase(TEST_DATABASE_URL, name);
   const opened: Database[] = [];
-  const open = async () => {
-    const db = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://', poolMax: 10, ...options });
+  const open = async (extra: { applicationName?: string } = {}) => {
+    const db = await openDatabase({ databaseUrl: url, pgliteDir: 'memory://', poolMax: 10, ...options, ...extra });
     opened.push(db);
     return db;
   };
   const database = await open();
   return {
     database,
-    openAnother: open,
+    openAnother: (extra) => open(extra),
     async drop() {
       await Promise.all(opened.map((d) => d.close().catch(() => undefined)));
       await adminQuery(TEST_DATABASE_URL, `drop database if exists ${name} with (force)`);
