@@ -4,12 +4,17 @@ import type { Database, DedicatedSession } from '../storage/db.js';
 /** Decides whether this process runs a given periodic job now. */
 export interface Leadership {
   tryLead(job: string): Promise<boolean>;
+  /** Whether this process leads the job as far as it knows, without a round trip (a lost session shows once a tryLead finds it). */
+  leads(job: string): boolean;
   release(): Promise<void>;
 }
 
 /** One process owns the database (PGlite): it leads every job. */
 export class SoleLeadership implements Leadership {
   async tryLead(): Promise<boolean> {
+    return true;
+  }
+  leads(): boolean {
     return true;
   }
   async release(): Promise<void> {}
@@ -39,6 +44,10 @@ export class AdvisoryLockLeadership implements Leadership {
 
   tryLead(job: string): Promise<boolean> {
     return this.serialized(() => this.lead(job));
+  }
+
+  leads(job: string): boolean {
+    return this.held.has(job);
   }
 
   /** Frees every lock now (not when PostgreSQL notices the closed connection), then closes the session. */

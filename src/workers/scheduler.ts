@@ -77,7 +77,12 @@ export class Scheduler {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (this.stopped) break;
       const now = this.clock.now();
-      if (now < (this.nextAt.get(job.name) ?? 0)) continue;
+      if (now < (this.nextAt.get(job.name) ?? 0)) {
+        // the gauge of a job not due follows what this process knows: a lost session, found by any
+        // job, shows at once (it said "leading" until this job next came due — up to 6 h)
+        this.observer?.leading(job.name, this.leadership.leads(job.name));
+        continue;
+      }
       let leads: boolean;
       try {
         leads = await this.leadership.tryLead(job.name);

@@ -119,6 +119,7 @@ describe('Scheduler (one process)', () => {
     };
     const leadership: Leadership = {
       tryLead: async () => true,
+      leads: () => true,
       release: async () => {
         events.push('released');
       },
@@ -157,6 +158,7 @@ describe('Scheduler (one process)', () => {
       },
     };
     const leadership: Leadership = {
+      leads: () => false,
       tryLead: async () => {
         events.push('tryLead');
         asked.resolve();
@@ -305,6 +307,30 @@ describe.skipIf(!TEST_DATABASE_URL)('Scheduler with advisory-lock leadership (tw
     expect(runsBy.B).toEqual([START + MINUTE_MS, START + 2 * MINUTE_MS, START + 3 * MINUTE_MS]);
   });
 
+  it('reports a lost leadership for every job once one job finds the session dead, not when each comes due (up to 6 h)', async () => {
+    const clock = new ManualClock(START);
+    const reported = new Map<string, boolean>();
+    const observer = { leading: (job: string, leads: boolean) => reported.set(job, leads), ran: () => undefined };
+    const jobs: Job[] = [
+      { name: 'pg-gauge-slow', intervalMs: 6 * 60 * MINUTE_MS, run: async () => undefined },
+      { name: 'pg-gauge-fast', intervalMs: MINUTE_MS, run: async () => undefined },
+    ];
+    const a = new Scheduler(jobs, new AdvisoryLockLeadership(poolA), clock, undefined, observer);
+    cleanups.push(() => a.stop());
+    await a.runDue();
+    expect(Object.fromEntries(reported)).toEqual({ 'pg-gauge-slow': true, 'pg-gauge-fast': true });
+    const [pid] = await lockHolders('pg-gauge-slow');
+    const killer = (await poolB.dedicatedSession())!;
+    await killer.query('select pg_terminate_backend($1, 5000)', [pid]);
+    await killer.release();
+    clock.advance(MINUTE_MS);
+    await a.runDue(); // the fast job finds the session gone
+    expect(reported.get('pg-gauge-fast')).toBe(false);
+    clock.advance(1000);
+    await a.runDue(); // the fast job, still due, takes its lock again on a new session; the slow one's is gone
+    expect(Object.fromEntries(reported)).toEqual({ 'pg-gauge-slow': false, 'pg-gauge-fast': true });
+  });
+
   it('release() has freed the locks when it returns (no wait for PostgreSQL to notice a closed connection)', async () => {
     const a = new AdvisoryLockLeadership(poolA);
     const b = new AdvisoryLockLeadership(poolB);
@@ -333,6 +359,7 @@ describe.skipIf(!TEST_DATABASE_URL)('Scheduler with advisory-lock leadership (tw
         asked.resolve();
         return leaderA.tryLead(job);
       },
+      leads: (job) => leaderA.leads(job),
       release: () => leaderA.release(),
     };
     const ranA: number[] = [];
