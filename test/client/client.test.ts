@@ -100,9 +100,13 @@ describe('client types stay in step with the document', () => {
     const server = recorder(() => new Response(lines, { status: 200, headers: { 'content-type': 'application/x-ndjson' } }));
     const client = createClient({ baseUrl: BASE, fetch: server.fetch });
     const { data } = await client.GET('/api/arena/decisions', { params: { query: { format: 'jsonl' } }, parseAs: 'text' });
-    const decisions = (data as unknown as string).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { decisionUuid: string });
-    expect(decisions.map((d) => d.decisionUuid)).toEqual(['a', 'b']);
+    const read = (lines: unknown) => ((lines as string | undefined) ?? '').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { decisionUuid: string });
+    expect(read(data).map((d) => d.decisionUuid)).toEqual(['a', 'b']);
     expect(server.sent[0]!.url).toBe(`${BASE}/api/arena/decisions?format=jsonl`);
+    // a fresh install has no decision yet: an empty body, which openapi-fetch hands back as undefined
+    const empty = createClient({ baseUrl: BASE, fetch: async () => new Response('', { status: 200, headers: { 'content-type': 'application/x-ndjson', 'content-length': '0' } }) });
+    const none = await empty.GET('/api/arena/decisions', { params: { query: { format: 'jsonl' } }, parseAs: 'text' });
+    expect(read(none.data)).toEqual([]);
   });
 
   it('lists exactly the writes whose body takes an idempotencyKey', () => {
