@@ -25,6 +25,8 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
   const stdio = new StdioServerTransport();
   const initializeIds = new Set<string | number>();
   const unanswered = new Set<string | number>();
+  /** Every POST under way, notifications too: closing the transport would abort them. */
+  const sending = new Set<Promise<void>>();
   let drained: (() => void) | null = null;
   const answered = (id: string | number) => {
     unanswered.delete(id);
@@ -36,15 +38,19 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
       unanswered.add(message.id);
       if (message.method === 'initialize') initializeIds.add(message.id);
     }
-    http.send(message).catch((error: unknown) => {
-      const text = error instanceof Error ? error.message : String(error);
-      options.log(`paper-arena mcp: ${text}`);
-      // A request must get an answer, or the host waits forever.
-      if (isJSONRPCRequest(message)) {
-        void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Paper Arena at ${options.url.href}: ${text}` } });
-        answered(message.id);
-      }
-    });
+    const sent = http
+      .send(message)
+      .catch((error: unknown) => {
+        // already logged by the transport's onerror (once per failure)
+        const text = error instanceof Error ? error.message : String(error);
+        // A request must get an answer, or the host waits forever.
+        if (isJSONRPCRequest(message)) {
+          void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: `Paper Arena at ${options.url.href}: ${text}` } });
+          answered(message.id);
+        }
+      })
+      .finally(() => sending.delete(sent));
+    sending.add(sent);
   };
   http.onmessage = (message: JSONRPCMessage) => {
     // The negotiated version rides on every later HTTP request, as the SDK client would send it.
@@ -55,7 +61,11 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
     void stdio.send(message);
     if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) answered(message.id);
   };
-  http.onerror = (error) => options.log(`paper-arena mcp: ${error.message}`);
+  let closing = false;
+  // closing aborts what the transport still has open (the SDK's GET stream after initialized): not a problem to report
+  http.onerror = (error) => {
+    if (!closing) options.log(`paper-arena mcp: ${error.message}`);
+  };
   stdio.onerror = (error) => options.log(`paper-arena mcp: ${error.message}`);
 
   await http.start();
@@ -64,12 +74,13 @@ export async function runStdioBridge(options: BridgeOptions): Promise<void> {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
   });
+  // a notification piped last (notifications/initialized) is still being posted: closing now aborted it
+  const drainTimer = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_MS).unref());
+  await Promise.race([Promise.allSettled([...sending]), drainTimer]);
   if (unanswered.size > 0) {
-    await new Promise<void>((resolve) => {
-      drained = resolve;
-      setTimeout(resolve, DRAIN_MS).unref();
-    });
+    await Promise.race([new Promise<void>((resolve) => (drained = resolve)), drainTimer]);
   }
+  closing = true;
   await stdio.close();
   await http.close();
 }
