@@ -84,6 +84,7 @@ export interface VenueMarketRead {
   volume: number;
   volume24h: number;
   lastCaptureAt: string | null;
+  lastIngestAt: string | null;
   freshness: Freshness;
   resolution: { state: 'resolved' | 'voided'; winnerExternalMarketId: string | null; winnerName: string | null; resolvedAt: string; resolvedAtVerified: boolean } | null;
 }
@@ -114,6 +115,7 @@ export function venueMarketOf(r: PmMarketRow, nowMs: number): VenueMarketRead {
     volume: r.volume,
     volume24h: r.volume24h,
     lastCaptureAt: r.lastCaptureAt?.toISOString() ?? null,
+    lastIngestAt: r.updatedAt ? new Date(r.updatedAt).toISOString() : null,
     freshness: pmFreshness(r.lastCaptureAt?.getTime() ?? null, nowMs),
     resolution:
       r.resolutionState && r.resolvedAt

@@ -24,6 +24,7 @@ function gateMarket(r: PmMarketRow, nowMs: number): GateMarket {
     endAt: r.endAt?.toISOString() ?? null,
     outcomes: r.outcomes as OutcomeQuote[],
     lastCaptureAt: r.lastCaptureAt?.toISOString() ?? null,
+    lastIngestAt: r.updatedAt ? new Date(r.updatedAt).toISOString() : null,
     freshness: pmFreshness(r.lastCaptureAt?.getTime() ?? null, nowMs),
     resolution: r.resolutionState ? { state: r.resolutionState as 'resolved' | 'voided', winnerExternalMarketId: r.winnerExternalId } : null,
   };

@@ -185,7 +185,7 @@ export interface PmOpenInput extends PmQuoteInput {
 }
 
 /** Codes meaning the price moved away or vanished between the agent's look and the act. */
-const EXPIRED_CODES = new Set(['entry_price_unavailable', 'outcome_unpriced', 'event_settled', 'event_not_open', 'not_open']);
+const EXPIRED_CODES = new Set(['entry_price_unavailable', 'outcome_unpriced', 'event_settled', 'event_not_open', 'not_open', 'price_stale_near_end']);
 
 /** Maps an open refusal to the kind of decision record kept for it (supplement 1.10 [ours]). */
 export function refusalKind(statusCode: number, blockReasons: string[] | undefined): 'validation_failed' | 'risk_rejected' | 'quote_expired' | 'execution_rejected' {

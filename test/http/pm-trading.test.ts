@@ -172,6 +172,29 @@ describe('POST /api/agent/pm/open', () => {
     await booksBalanced();
   });
 
+  it('refuses an entry minutes before the end when the market was last ingested longer ago than its time left allows (no worker running)', async () => {
+    const { key } = await t.newKey(['read', 'trade:pm']);
+    const m = markets[3]!;
+    const [row] = await queryRows<{ end_at: string | null; updated_at: string }>(
+      t.ctx.database.db,
+      sql`select end_at::text, updated_at::text from pm_markets where source = ${m.source} and slug = ${m.slug}`,
+    );
+    const set = async (endAt: string | null, updatedAt: string) => {
+      await t.ctx.database.db.execute(sql`update pm_markets set end_at = ${endAt}::timestamptz, updated_at = ${updatedAt}::timestamptz where source = ${m.source} and slug = ${m.slug}`);
+      pmReadModel(t.ctx.database, t.ctx.clock).invalidate();
+    };
+    // ends in 5 minutes; the last ingest was 3 minutes ago (its quote has been frozen since)
+    await set(new Date(t.clock.now() + 5 * 60_000).toISOString(), new Date(t.clock.now() - 3 * 60_000).toISOString());
+    try {
+      const quote = (await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: 100 })).json();
+      expect(quote).toMatchObject({ eligible: false, blockReasons: ['price_stale_near_end'] });
+      const open = await post(key, 'open', openBody(m));
+      expect([open.statusCode, open.json().blockReasons]).toEqual([422, ['price_stale_near_end']]);
+    } finally {
+      await set(row!.end_at, row!.updated_at);
+    }
+  });
+
   it('refuses an entry once the event’s end time has passed, though its stored status is still open', async () => {
     const { key, keyId } = await t.newKey(['read', 'trade:pm']);
     const m = markets[3]!;

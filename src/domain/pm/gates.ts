@@ -30,6 +30,8 @@ export interface GateMarket {
   endAt: string | null;
   outcomes: GateOutcome[];
   lastCaptureAt: string | null;
+  /** when an ingest last stored the market (every pass, unlike captures); null when unknown */
+  lastIngestAt: string | null;
   freshness: Freshness;
   resolution: { state: 'resolved' | 'voided'; winnerExternalMarketId: string | null } | null;
 }
@@ -68,6 +70,22 @@ export function isOpenAt(m: Pick<GateMarket, 'status' | 'endAt'>, nowMs: number)
   return m.status === 'open' && (m.endAt === null || Date.parse(m.endAt) > nowMs);
 }
 
+/** Near its end a market's data must be younger than this share of the time left [ours]… */
+export const PM_NEAR_END_MAX_AGE_SHARE = 0.1;
+/** …and never needs to be younger than this (an ingest runs every 5 s to a minute). */
+export const PM_NEAR_END_MIN_AGE_MS = 2 * 60_000;
+
+/**
+ * The market's last ingest is too old for the time it has left: the price that decides a
+ * question ending soon has moved on since (with no ingest running, a flash market's frozen
+ * quote paid ~2× on the side the coin's price already showed).
+ */
+export function staleNearEnd(m: Pick<GateMarket, 'endAt' | 'lastIngestAt'>, nowMs: number): boolean {
+  if (m.endAt === null || m.lastIngestAt === null) return false;
+  const age = nowMs - Date.parse(m.lastIngestAt);
+  return age > Math.max(PM_NEAR_END_MIN_AGE_MS, (Date.parse(m.endAt) - nowMs) * PM_NEAR_END_MAX_AGE_SHARE);
+}
+
 /** Shape codes (supplement 3.5 [ours]): can this outcome be entered at all, whatever the stake. */
 export function shapeBlockReasons(m: GateMarket, outcome: GateOutcome | null, nowMs: number): string[] {
   const out: string[] = [];
@@ -75,6 +93,7 @@ export function shapeBlockReasons(m: GateMarket, outcome: GateOutcome | null, no
   if (m.kind !== 'binary') out.push('not_binary');
   if (m.resolution) out.push('event_settled');
   else if (!isOpenAt(m, nowMs)) out.push('event_not_open');
+  else if (staleNearEnd(m, nowMs)) out.push('price_stale_near_end');
   if (outcome && !priced(outcome.probability)) out.push('outcome_unpriced');
   return out;
 }

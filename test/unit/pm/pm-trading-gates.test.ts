@@ -13,6 +13,7 @@ const market = (over: Partial<GateMarket> = {}): GateMarket => ({
     { externalMarketId: 'n', name: 'No', probability: 60, bid: 59, ask: 61 },
   ],
   lastCaptureAt: new Date(NOW - 60_000).toISOString(),
+  lastIngestAt: new Date(NOW - 10_000).toISOString(),
   freshness: { asOf: new Date(NOW - 60_000).toISOString(), ageMinutes: 1, status: 'fresh', basis: 'latest_snapshot' },
   resolution: null,
   ...over,
@@ -31,6 +32,16 @@ describe('PM gates', () => {
       'outcome_unpriced',
     ]);
     expect(shapeBlockReasons(market({ resolution: { state: 'resolved', winnerExternalMarketId: 'y' } }), null, NOW)).toEqual(['event_settled']);
+  });
+
+  it('refuses a market whose last ingest is too old for the time it has left (a frozen quote minutes before the end)', () => {
+    const at = (endInMs: number, ingestAgoMs: number) =>
+      shapeBlockReasons(market({ endAt: new Date(NOW + endInMs).toISOString(), lastIngestAt: new Date(NOW - ingestAgoMs).toISOString() }), null, NOW);
+    expect(at(5 * 60_000, 3 * 60_000)).toEqual(['price_stale_near_end']); // a flash market, ingest stopped 3 min ago
+    expect(at(5 * 60_000, 90_000)).toEqual([]); // within the 2-minute floor
+    expect(at(10 * 86_400_000, 3_600_000)).toEqual([]); // 10 days left: an hour-old ingest is a tenth of nothing
+    expect(at(60 * 60_000, 7 * 60_000)).toEqual(['price_stale_near_end']); // an hour left: more than 6 min old
+    expect(shapeBlockReasons(market({ lastIngestAt: null }), null, NOW)).toEqual([]);
   });
 
   it('quality: none without a capture, stale after 2 h, stored codes when not eligible', () => {

@@ -31,6 +31,7 @@ describe('PM fill (paper_execution_v1)', () => {
 
   it('files a refusal as quote_expired when every reason is a closed event or a vanished price', () => {
     expect(refusalKind(422, ['event_not_open', 'not_open', 'entry_price_unavailable'])).toBe('quote_expired');
+    expect(refusalKind(422, ['price_stale_near_end'])).toBe('quote_expired');
     expect(refusalKind(422, ['event_settled', 'not_open'])).toBe('quote_expired');
     expect(refusalKind(422, ['not_open', 'entry_below_floor'])).toBe('risk_rejected');
   });
