@@ -172,9 +172,12 @@ function decideOrderWrite(deps: { market: MarketReadsForOrders; nowMs: number },
   };
 }
 
-/** A market fill's replay: the parameters in force then are not retained (supplement 1.2). */
+/** The trade id a fill's answer names: `orderId` (market) or `tradeId` (a marketable limit/stop). */
+export const fillIdOf = (body: Record<string, unknown>): number | undefined => (body.orderId ?? body.tradeId) as number | undefined;
+
+/** A fill's replay (market or marketable limit/stop): the parameters in force then are not retained (supplement 1.2). */
 export function asReplay(body: Record<string, unknown>): Record<string, unknown> {
-  if (body.orderId === undefined || typeof body.summary !== 'object' || body.summary === null) return body;
+  if (fillIdOf(body) === undefined || typeof body.summary !== 'object' || body.summary === null) return body;
   return {
     ...body,
     summary: {

@@ -419,7 +419,8 @@ describe('marketable limit orders (issue 12 item 8)', () => {
     const { key, keyId } = await t.newKey();
     const q = (await quote(key, { coinId: '1', side: 'buy', quantity: 0.1 })).json();
     const before = (await wallet(keyId)).available.toNumber();
-    const res = await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: 105_991 });
+    const sent = { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: 105_991, idempotencyKey: `marketable-${keyId}` };
+    const res = await order(key, sent);
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.restingOrderId).toBeUndefined();
@@ -427,6 +428,14 @@ describe('marketable limit orders (issue 12 item 8)', () => {
     // resting order ids, so a cancel by it could hit another order
     expect(body.orderId).toBeUndefined();
     expect((await get(key, '/api/agent/trades')).json().trades.map((r: { id: number }) => r.id)).toEqual([body.tradeId]);
+    // its replay is a fill's replay (no execution model kept), and the ledger rows name the fill
+    const again = (await order(key, { coinId: '1', side: 'buy', orderType: 'limit', quantity: 0.1, limitPrice: 105_991, idempotencyKey: sent.idempotencyKey })).json();
+    expect(again).toMatchObject({ tradeId: body.tradeId, idempotentReplay: true, summary: { executionModel: null, executionModelStatus: 'historical_parameters_not_retained' } });
+    const rows = (await get(key, '/api/agent/ledger?eventType=write')).json().data as { relatedEntityType: string; relatedEntityId: string }[];
+    expect(rows.map((r) => [r.relatedEntityType, r.relatedEntityId])).toEqual([
+      ['spot_fill', String(body.tradeId)],
+      ['spot_fill', String(body.tradeId)],
+    ]);
     expect(body.summary).toMatchObject({ orderType: 'limit', limitPrice: 105_991, marketable: true, executionPrice: q.executionPrice, feeUsd: q.estimatedFeeMusd });
     // the report figure: fill price against the quote at the same moment
     console.info(`marketable limit buy @105,991 with mid 96,350: filled at ${body.summary.executionPrice}, market quote ${q.executionPrice}`);

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { buildObservation } from '../../../domain/observation.js';
-import { asReplay, cancelOrder, checkOrderShape, placeSpotOrder, quoteSpot, tradeableCoin, type OrderInput } from '../../../services/spot-trading.js';
+import { asReplay, cancelOrder, fillIdOf, checkOrderShape, placeSpotOrder, quoteSpot, tradeableCoin, type OrderInput } from '../../../services/spot-trading.js';
 import type { AppContext } from '../../context.js';
 import { AgentTrace, agentErrors, ErrorBody, IdempotencyKey, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { SpotOrderResponse, SpotQuoteResponse } from '../../responses/spot.js';
@@ -90,7 +90,7 @@ export function spotRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const coin = tradeableCoin(ctx.market, input.coinId, 'body.coinId');
         const result = await placeSpotOrder(ctx.database.db, { market: ctx.market, nowMs: ctx.clock.now() }, key.keyId, coin, input, ORDER_ROUTE);
         const body = result.replay ? asReplay(result.body) : result.body;
-        const fillId = body.orderId as number | undefined;
+        const fillId = fillIdOf(body);
         const restingId = body.restingOrderId as number | undefined;
         request.ledgerNote = {
           idempotencyKey: input.idempotencyKey,
