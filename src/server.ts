@@ -36,6 +36,9 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   const startedAt = Date.now();
   const progress = startupProgress(say);
   const pgliteDir = pgliteDirFor(config.dataDir);
+  // on PostgreSQL the connections carry this process's market settings (src/services/market-identity.ts)
+  const identity = config.databaseUrl ? marketIdentity(config, loadCoins(config.coinsFile)) : null;
+  const name = identity ? processName(role, identity) : undefined;
   // The database opens while the simulated market back-fills (a first PGlite start creates its files in a child process).
   const opening = (async () => {
     const init = config.databaseUrl ? 'existing' : await initPgliteDir(pgliteDir);
@@ -43,7 +46,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     // serve is its database's only writer: account reads may keep in-process copies (src/storage/book-cache.ts)
     const opened = await openDatabase({
       databaseUrl: config.databaseUrl,
-      applicationName: processName(role),
+      applicationName: name,
       pgliteDir,
       poolMax: config.databasePoolMax,
       bookCache: role === 'serve',
@@ -54,7 +57,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   })();
   opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
   // processes sharing PostgreSQL must serve one market: checked before this one writes any of it
-  if (config.databaseUrl) await claimMarketIdentity((await opening).db, marketIdentity(config, loadCoins(config.coinsFile)), processName(role));
+  if (identity && name) await claimMarketIdentity((await opening).db, identity, name);
   const source = await startMarketSource(config, opening, progress);
   const database = await opening;
   const priced = source.market.coins().filter((c) => source.market.quote(c.coinId) !== null).length;

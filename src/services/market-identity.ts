@@ -2,26 +2,27 @@
  * Every process of a deployment on one PostgreSQL database must serve the same market: the
  * api processes quote from their own copy of it and the worker's jobs (matcher, risk, house
  * agents, PM questions) trade from theirs. A worker started with another SIM_SEED filled orders
- * and liquidated positions at prices no api ever served, and its start replaced the shared
- * market checkpoint. A starting process compares its settings with the recorded ones and is
- * refused while processes with other settings run; alone, it records its own (a deliberate
- * change of settings on a restart).
+ * and liquidated positions at prices no api ever served, and replaced the shared market
+ * checkpoint. Each server process carries a hash of its market settings in the name of its
+ * connections (application_name); a starting process is refused while a connected process
+ * carries another hash. Processes that all change their settings together start together.
  */
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import type { Config } from '../config/env.js';
 import type { Coin } from '../marketdata/coins.js';
 import type { Queryable } from '../storage/db.js';
-import { readMarketIdentity, recordMarketIdentity } from '../storage/market-identity-repo.js';
+import { readMarketIdentities, recordMarketIdentity } from '../storage/market-identity-repo.js';
 import { otherProcessNames, PROCESS_NAME_PREFIX } from '../storage/presence-repo.js';
+import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
 import { simMeta } from './sim-market-boot.js';
 
 export class MarketIdentityError extends Error {}
 
 export type MarketIdentity = Record<string, string>;
 
-/** The name a server process gives its PostgreSQL connections (how other processes see it). */
-export const processName = (role: string): string => `${PROCESS_NAME_PREFIX}${role} ${process.pid}@${hostname()}`;
+/** PostgreSQL keeps 63 bytes of an application_name. */
+const NAME_MAX = 63;
 
 /** The settings that decide the prices a process serves and trades at, as the operator sets them. */
 export function marketIdentity(config: Pick<Config, 'marketData' | 'simSeed' | 'simProfile'>, coins: readonly Coin[]): MarketIdentity {
@@ -35,20 +36,33 @@ export function marketIdentity(config: Pick<Config, 'marketData' | 'simSeed' | '
   };
 }
 
-/** The settings on which `own` differs from `recorded`, in a stable order. */
-export function differingSettings(recorded: MarketIdentity, own: MarketIdentity): string[] {
-  return [...new Set([...Object.keys(recorded), ...Object.keys(own)])].filter((k) => recorded[k] !== own[k]).sort();
+export const identityHash = (identity: MarketIdentity): string => sha256Hex(canonicalJson(identity)).slice(0, 8);
+
+/**
+ * The name a server process gives its PostgreSQL connections, as PostgreSQL will store it (cut to
+ * 63 bytes, so the process recognises its own): `paper-arena <settings hash> <role> <pid>@<host>`.
+ */
+export function processName(role: string, identity: MarketIdentity, pid = process.pid, host = hostname()): string {
+  return Buffer.from(`${PROCESS_NAME_PREFIX}${identityHash(identity)} ${role} ${pid}@${host}`).subarray(0, NAME_MAX).toString();
 }
 
-/** Records this process's market settings, or refuses the start while processes with other settings use the database. */
+/** The settings hash a process name carries. */
+const hashOfName = (name: string): string => name.slice(PROCESS_NAME_PREFIX.length).split(' ')[0] ?? '';
+
+/** The settings on which `own` differs from `theirs`, in a stable order. */
+export function differingSettings(theirs: MarketIdentity, own: MarketIdentity): string[] {
+  return [...new Set([...Object.keys(theirs), ...Object.keys(own)])].filter((k) => theirs[k] !== own[k]).sort();
+}
+
+/** Refuses the start while a connected process serves another market; records this process's settings (so others can name them). */
 export async function claimMarketIdentity(db: Queryable, own: MarketIdentity, self: string): Promise<void> {
-  const [recorded, others] = await Promise.all([readMarketIdentity(db), otherProcessNames(db, self)]);
-  const differing = recorded ? differingSettings(recorded, own) : [];
-  if (differing.length > 0 && others.length > 0) {
-    const what = differing.map((k) => `${k} ${recorded![k] ?? '(unset)'} there, ${own[k] ?? '(unset)'} here`).join('; ');
-    throw new MarketIdentityError(
-      `the processes running on this database (${others.join(', ')}) serve another market: ${what}. Every process of a deployment needs the same MARKET_DATA, SIM_SEED, SIM_PROFILE and COINS_FILE`,
-    );
-  }
-  if (!recorded || differing.length > 0) await recordMarketIdentity(db, own);
+  const hash = identityHash(own);
+  await recordMarketIdentity(db, hash, own);
+  const others = (await otherProcessNames(db, self)).filter((name) => hashOfName(name) !== hash);
+  if (others.length === 0) return;
+  const theirs = (await readMarketIdentities(db, [hashOfName(others[0]!)])).get(hashOfName(others[0]!));
+  const what = theirs ? differingSettings(theirs, own).map((k) => `${k} ${theirs[k] ?? '(unset)'} there, ${own[k] ?? '(unset)'} here`).join('; ') : 'other settings';
+  throw new MarketIdentityError(
+    `the processes running on this database (${others.join(', ')}) serve another market: ${what}. Every process of a deployment needs the same MARKET_DATA, SIM_SEED, SIM_PROFILE and COINS_FILE`,
+  );
 }

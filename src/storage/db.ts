@@ -93,7 +93,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 function withApplicationName(url: string, name: string | undefined): string {
   if (!name) return url;
   const parsed = new URL(url);
-  parsed.searchParams.set('application_name', name.slice(0, 63)); // PostgreSQL keeps 63 bytes
+  parsed.searchParams.set('application_name', name);
   return parsed.toString();
 }
 
