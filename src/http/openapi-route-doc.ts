@@ -26,11 +26,12 @@ const ETAG: Record<string, HeaderDoc> = { ETag: { type: 'string', description: '
 /** The response headers of a status, by the route's config. */
 export function documentedHeaders(config: RouteOptions['config'] | undefined, status: string, adminRoute: boolean): Record<string, HeaderDoc> {
   const budgeted = config?.scope !== undefined || config?.publicRate === true;
-  const retrying = status === '429' || status === '503';
+  // a 503 can come from any route (database unavailable); a 429 from the budgets and admin credentials
+  const retrying = status === '503' || (status === '429' && (budgeted || adminRoute));
   return {
     ...(config?.scope !== undefined ? LEDGER_HEADERS : {}),
     ...(budgeted ? RATE_HEADERS : {}),
-    ...(retrying && (budgeted || adminRoute) ? RETRY_AFTER : {}),
+    ...(retrying ? RETRY_AFTER : {}),
     ...(config?.conditional && (status === '200' || status === '304') ? ETAG : {}),
   };
 }

@@ -6,10 +6,10 @@ const isoOf = (v: unknown): string | null => (v === null || v === undefined ? nu
 /** jsonb is selected as text (`::text`) so both drivers hand back the same thing to parse. */
 const jsonOf = <T>(v: unknown): T => (v === null ? null : JSON.parse(v as string)) as T;
 
-/** A timestamptz as PostgreSQL writes it into JSON (`2026-11-27T15:32:00+00:00`). */
-const PG_JSON_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?\+00:00$/;
+/** A timestamptz as PostgreSQL writes it into JSON, in the session's time zone (`2026-11-27T16:32:00+01:00`). */
+const PG_JSON_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d:\d\d$/;
 /** A stored revision value with its instants written like every other instant of the API (`…Z`, milliseconds). */
-const revisionValueOf = (v: unknown): unknown =>
+export const revisionValueOf = (v: unknown): unknown =>
   v === null ? null : JSON.parse(v as string, (_key, value: unknown) => (typeof value === 'string' && PG_JSON_INSTANT.test(value) ? new Date(value).toISOString() : value));
 
 /**

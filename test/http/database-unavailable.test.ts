@@ -28,6 +28,12 @@ describe('a database that cannot be reached', () => {
     const body = { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.001, idempotencyKey: 'db-down' };
     expect((await t.app.inject({ url: '/api/agent/me', headers: bearer(key) })).statusCode).toBe(200); // key cached
     failing = true;
+    // any route that reads the database answers so, and publishes it (the response check holds the
+    // status and its Retry-After against the document: account reads and keyless reads declared no 503)
+    for (const url of ['/api/agent/portfolio', '/api/arena/decisions?limit=1', '/api/competitions']) {
+      const read = await t.app.inject({ url, headers: bearer(key) });
+      expect([read.statusCode, read.json().error, read.headers['retry-after']], url).toEqual([503, 'database_unavailable', '5']);
+    }
     const res = await t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: bearer(key), payload: body });
     failing = false;
     expect(res.statusCode).toBe(503);

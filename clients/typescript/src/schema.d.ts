@@ -1296,6 +1296,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getReadyz: {
@@ -1345,6 +1367,7 @@ export interface operations {
             /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1435,6 +1458,28 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
@@ -1622,6 +1667,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAdminKeys: {
@@ -1724,6 +1791,28 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
@@ -1895,6 +1984,28 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
@@ -2126,6 +2237,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAdminDoctor: {
@@ -2208,6 +2341,28 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
@@ -2410,6 +2565,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAgentMe: {
@@ -2529,6 +2706,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -2731,6 +2935,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -3072,6 +3303,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -3439,6 +3697,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -4160,6 +4445,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAgentPmDiscover: {
@@ -4396,6 +4708,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -4668,6 +5007,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -4979,6 +5345,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -5795,6 +6188,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAgentPortfolio: {
@@ -6019,6 +6439,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAgentOrdersOpen: {
@@ -6214,6 +6661,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAgentTrades: {
@@ -6382,6 +6856,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAgentEquityCurve: {
@@ -6520,6 +7021,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -6717,6 +7245,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -7026,6 +7581,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -8352,6 +8934,33 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
+                    "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "X-Service-Ledger-Event-Id": components["headers"]["XServiceLedgerEventId"];
                     "X-Service-Ledger-Status": components["headers"]["XServiceLedgerStatus"];
@@ -9824,6 +10433,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getArenaByHandle: {
@@ -10030,6 +10664,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getCompetitions: {
@@ -10099,6 +10758,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -10283,6 +10967,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -10599,6 +11308,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getArenaDecisionsByDecisionUuid: {
@@ -10802,6 +11536,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getArenaAgentsByHandleScorecard: {
@@ -10981,6 +11740,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getArenaAgentsByHandleScorecardRuns: {
@@ -11101,6 +11885,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -11338,6 +12147,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getAdminCompetitions: {
@@ -11422,6 +12256,28 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
@@ -11641,6 +12497,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     postAdminCompetitionsBySlugEntries: {
@@ -11824,6 +12702,28 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
@@ -12482,6 +13382,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsEvents: {
@@ -12770,6 +13695,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -13365,6 +14315,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsWhales: {
@@ -13528,6 +14503,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsEventBySourceBySlugPriceHistory: {
@@ -13661,6 +14661,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -13842,6 +14867,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -14177,6 +15227,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsResolvedSummary: {
@@ -14277,6 +15352,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -14417,6 +15517,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -14593,6 +15718,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -14837,6 +15987,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -15193,6 +16368,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsSurprises: {
@@ -15474,6 +16674,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -15792,6 +17017,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsVolumeHistory: {
@@ -15898,6 +17148,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -16088,6 +17363,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsEventBySourceBySlugTrades: {
@@ -16246,6 +17546,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsWhalesWallets: {
@@ -16357,6 +17682,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -16562,6 +17912,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsEventsBySourceBySlugRevisions: {
@@ -16706,6 +18081,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -16892,6 +18292,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
         };
     };
     getPredictionMarketsSourcesHealth: {
@@ -17016,6 +18441,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
@@ -17227,6 +18677,31 @@ export interface operations {
             };
             /** @description A rate budget is spent: wait Retry-After seconds */
             429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
