@@ -71,6 +71,8 @@ describe('embedded database lock', () => {
     const parent = spawn('sh', ['-c', 'sleep 300 & echo $!; exec sleep 300'], { stdio: ['ignore', 'pipe', 'ignore'] });
     const holder = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk) => resolve(String(chunk).trim()))));
     try {
+      // killed while the shell still ran (before its exec), the holder was reaped by it and never became a zombie
+      await expect.poll(() => readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim(), { timeout: 10_000, interval: 20 }).toBe('sleep');
       process.kill(holder, 'SIGKILL');
       await expect.poll(() => isZombie(holder), { timeout: 5_000, interval: 20 }).toBe(true);
       writeFileSync(lockFile, `${holder}\n`);
