@@ -56,6 +56,8 @@ describe('health', () => {
     const notYet = await t.app.inject({ url: '/readyz' });
     expect(notYet.statusCode).toBe(503);
     expect(notYet.json()).toMatchObject({ error: 'not_ready', waitingFor: ['pm_lists', 'pm_price_history:polymarket', 'pm_price_history:kalshi'] });
+    // an api alone waits here for good: the message says who stores them
+    expect(notYet.json().message).toContain('prediction markets are stored by the pm-ingest job of a worker or serve process');
   });
 
   it('/readyz answers 200 once the data is there', async () => {

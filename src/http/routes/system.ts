@@ -5,6 +5,15 @@ import { Type } from 'typebox';
 import { ErrorBody } from '../schemas.js';
 import { NotReadyResponse, ReadyResponse } from '../responses/admin.js';
 
+/** Who provides what /readyz waits for (an api alone waited on "pm_lists" with no word that only a worker stores them). */
+function notReadyHint(waitingFor: string[]): string {
+  const hints = [
+    ...(waitingFor.includes('market_prices') ? ['no price from the market source yet (live mode: is it reachable?)'] : []),
+    ...(waitingFor.some((w) => w.startsWith('pm_')) ? ['prediction markets are stored by the pm-ingest job of a worker or serve process'] : []),
+  ];
+  return hints.length > 0 ? ` (${hints.join('; ')})` : '';
+}
+
 export function systemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const readiness = readinessProbe({ database: ctx.database, clock: ctx.clock, marketReads: ctx.marketReads });
@@ -19,7 +28,7 @@ export function systemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         try {
           const { ready, waitingFor } = await readiness();
           if (ready) return reply.send({ status: 'ready', database: ctx.database.kind });
-          return reply.status(503).send({ error: 'not_ready', message: `still loading: ${waitingFor.join(', ')}`, waitingFor });
+          return reply.status(503).send({ error: 'not_ready', message: `still loading: ${waitingFor.join(', ')}${notReadyHint(waitingFor)}`, waitingFor });
         } catch (error) {
           request.log.warn({ err: error }, 'readiness check failed');
           return reply.status(503).send({ error: 'not_ready', message: 'the database does not answer' });
