@@ -115,7 +115,7 @@ export function venueMarketOf(r: PmMarketRow, nowMs: number): VenueMarketRead {
     volume: r.volume,
     volume24h: r.volume24h,
     lastCaptureAt: r.lastCaptureAt?.toISOString() ?? null,
-    lastIngestAt: r.updatedAt ? new Date(r.updatedAt).toISOString() : null,
+    lastIngestAt: r.updatedAt.toISOString(),
     freshness: pmFreshness(r.lastCaptureAt?.getTime() ?? null, nowMs),
     resolution:
       r.resolutionState && r.resolvedAt

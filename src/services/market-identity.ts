@@ -12,7 +12,7 @@ import { basename } from 'node:path';
 import type { Config } from '../config/env.js';
 import type { Coin } from '../marketdata/coins.js';
 import type { Queryable } from '../storage/db.js';
-import { readMarketIdentities, recordMarketIdentity } from '../storage/market-identity-repo.js';
+import { readMarketIdentity, recordMarketIdentity } from '../storage/market-identity-repo.js';
 import { otherProcessNames, PROCESS_NAME_PREFIX } from '../storage/presence-repo.js';
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
 import { simMeta } from './sim-market-boot.js';
@@ -60,7 +60,7 @@ export async function claimMarketIdentity(db: Queryable, own: MarketIdentity, se
   await recordMarketIdentity(db, hash, own);
   const others = (await otherProcessNames(db, self)).filter((name) => hashOfName(name) !== hash);
   if (others.length === 0) return;
-  const theirs = (await readMarketIdentities(db, [hashOfName(others[0]!)])).get(hashOfName(others[0]!));
+  const theirs = await readMarketIdentity(db, hashOfName(others[0]!));
   const what = theirs ? differingSettings(theirs, own).map((k) => `${k} ${theirs[k] ?? '(unset)'} there, ${own[k] ?? '(unset)'} here`).join('; ') : 'other settings';
   throw new MarketIdentityError(
     `the processes running on this database (${others.join(', ')}) serve another market: ${what}. Every process of a deployment needs the same MARKET_DATA, SIM_SEED, SIM_PROFILE and COINS_FILE`,

@@ -1,14 +1,12 @@
 /** `GET /api/agent/pm/discover` (supplement 1.8): open, quote-ready binary markets on trading venues. */
-import { pmFreshness } from '../domain/freshness.js';
 import { buildObservation } from '../domain/observation.js';
-import { isOpenAt, isPinned, pmQuality, qualityGateReasons, shapeBlockReasons, type GateMarket } from '../domain/pm/gates.js';
+import { isOpenAt, isPinned, pmQuality, qualityGateReasons, shapeBlockReasons } from '../domain/pm/gates.js';
 import { PM_MIN_STAKE_MUSD } from '../domain/pm/pricing.js';
 import type { AppContext } from '../http/context.js';
 import { decisionSupport } from '../pm/decision-support.js';
 import { pmReadModel } from '../pm/read-model.js';
-import type { OutcomeQuote } from '../pm/types.js';
-import { spreadOf } from '../pm/views.js';
-import { venueById, VENUES } from '../pm/venues.js';
+import { venueMarketOf } from '../pm/api.js';
+import { VENUES } from '../pm/venues.js';
 import { venueHealth, type PmMarketRow } from '../storage/pm-repo.js';
 
 export const DISCOVER_SORTS = ['best', 'volume24h_desc', 'priceChange24h_desc', 'priceChange24h_asc', 'endDate_desc', 'trending'] as const;
@@ -16,23 +14,9 @@ const TRADING = VENUES.filter((v) => v.supportsTrading).map((v) => v.id);
 /** A venue is `stale` for discovery when its last successful ingest is older than this. */
 const SOURCE_STALE_MS = 15 * 60_000;
 
-function gateMarket(r: PmMarketRow, nowMs: number): GateMarket {
-  return {
-    supportsTrading: venueById(r.source)?.supportsTrading ?? false,
-    kind: r.kind as 'binary' | 'multi',
-    status: r.status as 'open' | 'closed',
-    endAt: r.endAt?.toISOString() ?? null,
-    outcomes: r.outcomes as OutcomeQuote[],
-    lastCaptureAt: r.lastCaptureAt?.toISOString() ?? null,
-    lastIngestAt: r.updatedAt ? new Date(r.updatedAt).toISOString() : null,
-    freshness: pmFreshness(r.lastCaptureAt?.getTime() ?? null, nowMs),
-    resolution: r.resolutionState ? { state: r.resolutionState as 'resolved' | 'voided', winnerExternalMarketId: r.winnerExternalId } : null,
-  };
-}
-
 /** Could a paper position be opened on this market now, shape-wise (a trading venue, binary, open, not settled)? Quality gates aside. */
 export function plausiblyTradeable(r: PmMarketRow, nowMs: number): boolean {
-  return TRADING.includes(r.source) && !r.resolutionState && r.kind === 'binary' && isOpenAt(gateMarket(r, nowMs), nowMs);
+  return TRADING.includes(r.source) && !r.resolutionState && r.kind === 'binary' && isOpenAt({ status: r.status as 'open' | 'closed', endAt: r.endAt?.toISOString() ?? null }, nowMs);
 }
 
 export async function discoverPm(
@@ -49,14 +33,15 @@ export async function discoverPm(
   const slugOf = (coinId: string) => ctx.market.coin(coinId)?.slug ?? null;
   const items = snap.rows
     .filter((r) => (source === 'all' || r.source === source) && plausiblyTradeable(r, nowMs))
-    .map((r) => ({ r, m: gateMarket(r, nowMs) }))
+    // the trading view quote and open gate on (src/pm/api.ts): discover shows what they would decide
+    .map((r) => ({ r, m: venueMarketOf(r, nowMs) }))
     .map(({ r, m }) => {
       const outcomes = m.outcomes;
       const quoteReady = outcomes.some((o) => o.probability > 0 && o.probability < 100);
       const relatedCoins = [...new Set((r.coinIds as string[]).map(slugOf).filter((s): s is string => s !== null))].sort();
       const quality = pmQuality(m);
       const reasons = [...shapeBlockReasons(m, null, nowMs), ...qualityGateReasons(quality, nowMs)];
-      const { spread } = spreadOf(r);
+      const spread = m.spread;
       const leader = Math.max(...outcomes.map((o) => o.probability));
       const ds = decisionSupport({ spreadPoints: spread, liquidity: r.liquidity, volume24h: r.volume24h, leaderProbability: leader, endAtMs: r.endAt?.getTime() ?? null, nowMs });
       const eligible = reasons.length === 0;

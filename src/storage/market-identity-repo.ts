@@ -1,14 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Queryable } from './db.js';
 
-/** The settings recorded under each of `hashes` (those never recorded are left out). */
-export async function readMarketIdentities(db: Queryable, hashes: string[]): Promise<Map<string, Record<string, string>>> {
-  if (hashes.length === 0) return new Map();
-  const rows = await queryRows<{ hash: string; identity: Record<string, string> }>(
-    db,
-    sql`select hash, identity from market_identity where hash in (${sql.join(hashes.map((h) => sql`${h}`), sql`, `)})`,
-  );
-  return new Map(rows.map((r) => [r.hash, r.identity]));
+/** The settings recorded under `hash`, or null when none were. */
+export async function readMarketIdentity(db: Queryable, hash: string): Promise<Record<string, string> | null> {
+  const [row] = await queryRows<{ identity: Record<string, string> }>(db, sql`select identity from market_identity where hash = ${hash}`);
+  return row?.identity ?? null;
 }
 
 export async function recordMarketIdentity(db: Queryable, hash: string, identity: Record<string, string>): Promise<void> {
