@@ -1,13 +1,15 @@
 import { handleFor } from '../domain/api-keys.js';
-import { COMPETITION_MIN_DECIDED_TRADES, COMPETITION_SLUG_PATTERN, competitionStatus, rankCompetition } from '../arena/competitions.js';
+import { COMPETITION_MIN_DECIDED_TRADES, COMPETITION_SLUG_PATTERN, competitionStatus, rankCompetition, windowEditRefusal, windowProblem } from '../arena/competitions.js';
 import { COMPETITION_SPARK_MAX_POINTS, windowedSparkline } from '../arena/sparkline.js';
 import { byVenueView, decidedOf, emptyVenueCounts, totalOf, winRateOf } from '../arena/stats.js';
-import { DAY_MS, daysBetween } from '../arena/windows.js';
+import { daysBetween } from '../arena/windows.js';
 import { loadTradeDayPnl, loadTradeWindowCounts } from '../storage/arena-board-repo.js';
 import { BOARD_SETTLE_MS } from './arena-board.js';
 import { ApiError, invalidRequest, notFound } from '../http/errors.js';
 import { findKey } from '../storage/keys-repo.js';
 import {
+  deleteEntry,
+  deleteUpcomingCompetition,
   findCompetition,
   freezeFinalBoard,
   insertCompetition,
@@ -15,14 +17,13 @@ import {
   listAllCompetitions,
   listListedCompetitions,
   listEntrants,
+  updateCompetition,
   type CompetitionRow,
   type EntrantRow,
 } from '../storage/competitions-repo.js';
 import type { Queryable } from '../storage/db.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/** The longest competition window. */
-export const MAX_COMPETITION_DAYS = 366;
 
 /** Public meta: no ids, owners or invite codes. */
 export function competitionMeta(c: CompetitionRow, nowMs: number) {
@@ -128,21 +129,15 @@ export interface CreateCompetitionInput {
 /** Owner action (admin API and CLI): creates a competition or says why not. */
 export async function createCompetition(db: Queryable, input: CreateCompetitionInput, nowMs: number) {
   if (!new RegExp(COMPETITION_SLUG_PATTERN).test(input.slug)) throw invalidRequest('body.slug', 'slug: 1..80 of a-z, 0-9 and -, starting with a letter or digit');
-  if (input.title.trim().length === 0 || input.title.length > 120) throw invalidRequest('body.title', 'title: 1..120 characters, not only spaces');
+  refuseTitle(input.title);
   const startsAtMs = Date.parse(input.startsAt);
   const endsAtMs = Date.parse(input.endsAt);
-  if (!Number.isFinite(startsAtMs)) throw invalidRequest('body.startsAt', 'body.startsAt is not a date-time');
-  if (!Number.isFinite(endsAtMs) || endsAtMs <= startsAtMs) throw invalidRequest('body.endsAt', 'body.endsAt must be a date-time after startsAt');
-  // a board is daily figures over its window: bounded, and not over before anyone can enter
-  if (endsAtMs - startsAtMs > MAX_COMPETITION_DAYS * DAY_MS) throw invalidRequest('body.endsAt', `body.endsAt must be at most ${MAX_COMPETITION_DAYS} days after startsAt`);
-  if (endsAtMs <= nowMs) throw invalidRequest('body.endsAt', 'body.endsAt must be in the future (entries close at the end)');
-  const visibility = input.visibility ?? 'public';
+  refuseWindow(startsAtMs, endsAtMs, nowMs);
   const created = await insertCompetition(db, {
     slug: input.slug,
     name: input.title,
     description: input.description ?? null,
-    visibility: visibility === 'unlisted' ? 'unlisted' : 'public',
-    featured: visibility === 'featured',
+    ...storedVisibility(input.visibility ?? 'public'),
     startsAtMs,
     endsAtMs,
     createdAtMs: nowMs,
@@ -151,10 +146,72 @@ export async function createCompetition(db: Queryable, input: CreateCompetitionI
   return competitionMeta(created, nowMs);
 }
 
-/** Owner action: enters a key (idempotent; the first join time stays). */
-export async function enterCompetition(db: Queryable, slug: string, keyId: number, nowMs: number) {
+type Visibility = NonNullable<CreateCompetitionInput['visibility']>;
+const storedVisibility = (v: Visibility) => ({ visibility: v === 'unlisted' ? ('unlisted' as const) : ('public' as const), featured: v === 'featured' });
+
+function refuseWindow(startsAtMs: number, endsAtMs: number, nowMs: number): void {
+  const problem = windowProblem(startsAtMs, endsAtMs, nowMs);
+  if (problem) throw invalidRequest(`body.${problem.field}`, `body.${problem.message}`);
+}
+
+function refuseTitle(title: string): void {
+  if (title.trim().length === 0 || title.length > 120) throw invalidRequest('body.title', 'title: 1..120 characters, not only spaces');
+}
+
+export type EditCompetitionInput = Partial<Omit<CreateCompetitionInput, 'slug'>>;
+
+async function competitionOr404(db: Queryable, slug: string): Promise<CompetitionRow> {
   const competition = await findCompetition(db, slug);
   if (!competition) throw notFound('competition_not_found', `no competition ${slug}`);
+  return competition;
+}
+
+/**
+ * Owner action: changes a competition's title, description, visibility or window. The window
+ * keeps create's rules; an ended competition keeps its window, a started one its start.
+ */
+export async function editCompetition(db: Queryable, slug: string, input: EditCompetitionInput, nowMs: number) {
+  for (let attempt = 0; ; attempt++) {
+    const current = await competitionOr404(db, slug);
+    if (input.title !== undefined) refuseTitle(input.title);
+    const startsAtMs = input.startsAt !== undefined ? Date.parse(input.startsAt) : current.startsAtMs;
+    const endsAtMs = input.endsAt !== undefined ? Date.parse(input.endsAt) : current.endsAtMs;
+    const refusal = windowEditRefusal(current, { startsAtMs, endsAtMs }, nowMs);
+    if (refusal) throw new ApiError(409, refusal.code, `competition ${slug}: ${refusal.message}`, { field: `body.${refusal.field}` });
+    if (startsAtMs !== current.startsAtMs || endsAtMs !== current.endsAtMs) refuseWindow(startsAtMs, endsAtMs, nowMs);
+    const visibility = input.visibility ? storedVisibility(input.visibility) : { visibility: current.visibility, featured: current.featured };
+    const next = { name: input.title ?? current.name, description: input.description !== undefined ? input.description : current.description, ...visibility, startsAtMs, endsAtMs };
+    if (await updateCompetition(db, current, next, nowMs)) return competitionMeta(await competitionOr404(db, slug), nowMs);
+    // another edit moved the window between the read and the write: decide again on what it left
+    if (attempt >= 2) throw new ApiError(409, 'competition_changed', `competition ${slug} changed while it was edited; try again`);
+  }
+}
+
+/** Owner action: takes a key out of a competition that has not ended (its board then leaves it out). */
+export async function removeCompetitionEntry(db: Queryable, slug: string, keyId: number, nowMs: number) {
+  const competition = await competitionOr404(db, slug);
+  if (nowMs >= competition.endsAtMs) throw new ApiError(409, 'competition_ended', `competition ${slug} has ended; its entries are final`);
+  if (!(await deleteEntry(db, competition.id, keyId, nowMs))) {
+    const again = await competitionOr404(db, slug);
+    if (nowMs >= again.endsAtMs) throw new ApiError(409, 'competition_ended', `competition ${slug} has ended; its entries are final`);
+    throw notFound('entry_not_found', `key ${keyId} is not entered in ${slug}`);
+  }
+  return { slug, keyId, removedAt: iso(nowMs) };
+}
+
+/** Owner action: deletes a competition before it starts (a started one can be made unlisted instead). */
+export async function deleteCompetition(db: Queryable, slug: string, nowMs: number) {
+  const competition = await competitionOr404(db, slug);
+  if (nowMs >= competition.startsAtMs || !(await deleteUpcomingCompetition(db, competition.id, nowMs))) {
+    if (!(await findCompetition(db, slug))) throw notFound('competition_not_found', `no competition ${slug}`);
+    throw new ApiError(409, 'competition_started', `competition ${slug} has started; set its visibility to unlisted to hide it`);
+  }
+  return { slug, deletedAt: iso(nowMs) };
+}
+
+/** Owner action: enters a key (idempotent; the first join time stays). */
+export async function enterCompetition(db: Queryable, slug: string, keyId: number, nowMs: number) {
+  const competition = await competitionOr404(db, slug);
   const key = await findKey(db, keyId);
   if (!key) throw notFound('key_not_found', `no key ${keyId}`);
   if (key.revokedAt) throw new ApiError(409, 'key_revoked', `key ${keyId} is revoked`, { field: 'body.keyId' });

@@ -106,3 +106,53 @@ export async function freezeFinalBoard(db: Queryable, competitionId: number, row
         where id = ${competitionId} and final_board is null`,
   );
 }
+
+export interface CompetitionChanges {
+  name: string;
+  description: string | null;
+  visibility: 'public' | 'unlisted';
+  featured: boolean;
+  startsAtMs: number;
+  endsAtMs: number;
+}
+
+/**
+ * Writes an edit decided on `read` (the row as it was read): nothing is written when the row
+ * changed since, or when the window moves on a competition that has ended (or, for its start,
+ * started) by `nowMs` — the caller reads again and says why. Returns whether it was written.
+ */
+export async function updateCompetition(db: Queryable, read: CompetitionRow, next: CompetitionChanges, nowMs: number): Promise<boolean> {
+  const now = iso(nowMs);
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`update competitions set name = ${next.name}, description = ${next.description}, visibility = ${next.visibility}, featured = ${next.featured},
+          starts_at = ${iso(next.startsAtMs)}::timestamptz, ends_at = ${iso(next.endsAtMs)}::timestamptz
+        where id = ${read.id} and starts_at = ${iso(read.startsAtMs)}::timestamptz and ends_at = ${iso(read.endsAtMs)}::timestamptz
+          and (ends_at = ${iso(next.endsAtMs)}::timestamptz or ends_at > ${now}::timestamptz)
+          and (starts_at = ${iso(next.startsAtMs)}::timestamptz or starts_at > ${now}::timestamptz)
+        returning id`,
+  );
+  return rows.length > 0;
+}
+
+/** Removes an entry while the competition has not ended by `nowMs`; returns whether one was removed. */
+export async function deleteEntry(db: Queryable, competitionId: number, keyId: number, nowMs: number): Promise<boolean> {
+  const rows = await queryRows<{ keyId: number }>(
+    db,
+    sql`delete from competition_entries e using competitions c
+        where e.competition_id = ${competitionId} and e.key_id = ${keyId} and c.id = e.competition_id and c.ends_at > ${iso(nowMs)}::timestamptz
+        returning e.key_id as "keyId"`,
+  );
+  return rows.length > 0;
+}
+
+/** Deletes a competition (and its entries) that has not started by `nowMs`; returns whether it was deleted. */
+export async function deleteUpcomingCompetition(db: Queryable, competitionId: number, nowMs: number): Promise<boolean> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`with gone as (select id from competitions where id = ${competitionId} and starts_at > ${iso(nowMs)}::timestamptz),
+             entries as (delete from competition_entries where competition_id in (select id from gone))
+        delete from competitions where id in (select id from gone) returning id`,
+  );
+  return rows.length > 0;
+}

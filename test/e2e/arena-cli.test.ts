@@ -18,6 +18,7 @@ const cli = (port: number, args: string[]) => spawnSync(process.execPath, [...EN
 // a window open now (windows end in the future and last at most 366 days)
 const STARTS = new Date(Date.now() - 86_400_000).toISOString();
 const ENDS = new Date(Date.now() + 30 * 86_400_000).toISOString();
+const ENDS_LATER = new Date(Date.now() + 40 * 86_400_000).toISOString();
 
 describe('competitions CLI', () => {
   it('creates, enters and lists through the database, then through a running server', async () => {
@@ -31,6 +32,12 @@ describe('competitions CLI', () => {
     const missing = cli(port, ['competitions', 'enter', 'nope', String(key.keyId)]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('competition_not_found');
+    const edited = cli(port, ['competitions', 'edit', 'cup', '--title', 'Cup 2026', '--ends', ENDS_LATER, '--json']);
+    expect(edited.status, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout)).toMatchObject({ slug: 'cup', name: 'Cup 2026', endsAt: ENDS_LATER });
+    const removed = cli(port, ['competitions', 'remove', 'cup', String(key.keyId), '--json']);
+    expect(removed.status, removed.stderr).toBe(0);
+    expect(cli(port, ['competitions', 'remove', 'cup', String(key.keyId)]).stderr).toContain('404 entry_not_found');
 
     const server = spawn(process.execPath, [...ENTRY, 'serve'], { env: env(port), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -40,6 +47,12 @@ describe('competitions CLI', () => {
       await expect.poll(() => output, { timeout: 30_000, interval: 200 }).toContain('listening on');
       const online = cli(port, ['competitions', 'create', '--slug', 'open-cup', '--title', 'Open Cup', '--starts', STARTS, '--ends', ENDS, '--json']);
       expect(online.status, online.stderr).toBe(0);
+      expect(cli(port, ['competitions', 'enter', 'cup', String(key.keyId)]).status).toBe(0);
+      const later = cli(port, ['competitions', 'create', '--slug', 'later-cup', '--title', 'Later', '--starts', ENDS, '--ends', ENDS_LATER]);
+      expect(later.status, later.stderr).toBe(0);
+      expect(JSON.parse(cli(port, ['competitions', 'delete', 'later-cup', '--json']).stdout)).toMatchObject({ slug: 'later-cup' });
+      const running = cli(port, ['competitions', 'delete', 'cup']);
+      expect([running.status, running.stderr]).toEqual([2, expect.stringContaining('409 competition_started')]);
       const list = JSON.parse(cli(port, ['competitions', 'list', '--json']).stdout);
       expect(list.map((c: { slug: string }) => c.slug)).toEqual(['cup', 'open-cup']);
       const board = await (await fetch(`http://127.0.0.1:${port}/api/competitions/cup`)).json();

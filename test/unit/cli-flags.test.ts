@@ -45,6 +45,11 @@ describe('runCli refuses bad flags before it touches anything', () => {
     ['keys revoke 99999999999', 'an integer from 1 to 2147483647'],
     ['agents publish 2147483648', 'an integer from 1 to 2147483647'],
     ['competitions enter cup 99999999999', 'body.keyId must be <= 2147483647'],
+    ['competitions remove cup', 'remove needs <slug> <keyId>'],
+    ['competitions edit cup', 'edit needs at least one of --title'],
+    ['competitions edit cup --visibility hidden', '--visibility is featured, public or unlisted'],
+    ['competitions edit cup --ends tomorrow', 'body.endsAt must match format "date-time"'],
+    ['competitions edit cup --slug cup2', 'unknown flag --slug'],
     ['competitions create --slug cup --title Cup --starts 2026-11-27 --ends 2026-12-01T00:00:00Z', 'body.startsAt must match format "date-time"'],
   ])('%s → exit 2', async (line, message) => {
     expect(await runCli(config, line.split(' '))).toBe(2);

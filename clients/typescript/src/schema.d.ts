@@ -819,6 +819,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/competitions/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a competition that has not started (a started one can be made unlisted) */
+        delete: operations["deleteAdminCompetitionsBySlug"];
+        options?: never;
+        head?: never;
+        /** Edit a competition (title, description, visibility; the window until it ends, its start until it starts) */
+        patch: operations["patchAdminCompetitionsBySlug"];
+        trace?: never;
+    };
+    "/api/admin/competitions/{slug}/entries/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a key out of a competition that has not ended */
+        delete: operations["deleteAdminCompetitionsBySlugEntriesByKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/prediction-markets/overview": {
         parameters: {
             query?: never;
@@ -12681,6 +12716,600 @@ export interface operations {
             };
             /** @description Unsupported media type or content coding */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description A rate budget is spent: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminCompetitionsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                        /** Format: date-time */
+                        deletedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid input: `error` is a stable code, `field` names the offending input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Conflict with the current state (e.g. an idempotencyKey reused with a different body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Request URI too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description A rate budget is spent: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+        };
+    };
+    patchAdminCompetitionsBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string | null;
+                    /** Format: date-time */
+                    startsAt?: string;
+                    /** Format: date-time */
+                    endsAt?: string;
+                    /** @enum {string} */
+                    visibility?: "featured" | "public" | "unlisted";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                        name: string;
+                        description: string | null;
+                        /** @enum {string} */
+                        visibility: "public" | "unlisted";
+                        featured: boolean;
+                        /** Format: date-time */
+                        startsAt: string;
+                        /** Format: date-time */
+                        endsAt: string;
+                        /** @enum {string} */
+                        status: "upcoming" | "active" | "ended";
+                        /** Format: date-time */
+                        createdAt: string;
+                        entryCount: number;
+                    };
+                };
+            };
+            /** @description Invalid input: `error` is a stable code, `field` names the offending input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Conflict with the current state (e.g. an idempotencyKey reused with a different body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Request URI too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Unsupported media type or content coding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description A rate budget is spent: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminCompetitionsBySlugEntriesByKeyId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                keyId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                        keyId: number;
+                        /** Format: date-time */
+                        removedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid input: `error` is a stable code, `field` names the offending input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Conflict with the current state (e.g. an idempotencyKey reused with a different body) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Request URI too long */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

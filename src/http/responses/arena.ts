@@ -368,4 +368,6 @@ export const CompetitionBoardResponse = Type.Object({
 });
 
 export const CompetitionEntry = Type.Object({ slug: Str(), keyId: Int(), joinedAt: DateTime, public: Bool() });
+export const CompetitionEntryRemoved = Type.Object({ slug: Str(), keyId: Int(), removedAt: DateTime });
+export const CompetitionDeleted = Type.Object({ slug: Str(), deletedAt: DateTime });
 

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { COMPETITION_SLUG_PATTERN } from '../../../arena/competitions.js';
-import { createCompetition, enterCompetition, listAllCompetitionMeta } from '../../../services/competitions.js';
+import { createCompetition, deleteCompetition, editCompetition, enterCompetition, listAllCompetitionMeta, removeCompetitionEntry } from '../../../services/competitions.js';
 import type { AppContext } from '../../context.js';
 import { DateTime, ErrorBody, FreeText, KeyId, Nullable, StrictBody, StringEnum } from '../../schemas.js';
 import { adminRefusals, requireAdmin } from '../admin/admin-auth.js';
-import { AdminCompetitionsResponse, CompetitionEntry, CompetitionMeta } from '../../responses/arena.js';
+import { AdminCompetitionsResponse, CompetitionDeleted, CompetitionEntry, CompetitionEntryRemoved, CompetitionMeta } from '../../responses/arena.js';
 
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
@@ -22,6 +22,9 @@ export const CreateCompetitionBody = StrictBody({
   visibility: Type.Optional(StringEnum(COMPETITION_VISIBILITIES)),
 });
 export const CompetitionEntryBody = StrictBody({ keyId: KeyId });
+/** What an edit may change: any of create's fields but the slug, at least one. */
+export const EditCompetitionBody = Type.Partial(Type.Omit(CreateCompetitionBody, ['slug']), { additionalProperties: false, minProperties: 1 });
+const SlugParam = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 80 }) });
 
 /** Owners create competitions and enter keys (the web app's human actions, as admin calls). */
 export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -54,12 +57,55 @@ export function adminCompetitionRoutes(ctx: AppContext): FastifyPluginAsyncTypeb
           summary: 'Enter a key into a competition (idempotent)',
           tags,
           security,
-          params: Type.Object({ slug: Type.String({ minLength: 1, maxLength: 80 }) }),
+          params: SlugParam,
           body: CompetitionEntryBody,
           response: { 200: CompetitionEntry, ...errors },
         },
       },
       async (request) => enterCompetition(db, request.params.slug, request.body.keyId, ctx.clock.now()),
+    );
+
+    app.patch(
+      '/api/admin/competitions/:slug',
+      {
+        schema: {
+          summary: 'Edit a competition (title, description, visibility; the window until it ends, its start until it starts)',
+          tags,
+          security,
+          params: SlugParam,
+          body: EditCompetitionBody,
+          response: { 200: CompetitionMeta, ...errors },
+        },
+      },
+      async (request) => editCompetition(db, request.params.slug, request.body, ctx.clock.now()),
+    );
+
+    app.delete(
+      '/api/admin/competitions/:slug',
+      {
+        schema: {
+          summary: 'Delete a competition that has not started (a started one can be made unlisted)',
+          tags,
+          security,
+          params: SlugParam,
+          response: { 200: CompetitionDeleted, ...errors },
+        },
+      },
+      async (request) => deleteCompetition(db, request.params.slug, ctx.clock.now()),
+    );
+
+    app.delete(
+      '/api/admin/competitions/:slug/entries/:keyId',
+      {
+        schema: {
+          summary: 'Take a key out of a competition that has not ended',
+          tags,
+          security,
+          params: Type.Object({ ...SlugParam.properties, keyId: KeyId }),
+          response: { 200: CompetitionEntryRemoved, ...errors },
+        },
+      },
+      async (request) => removeCompetitionEntry(db, request.params.slug, request.params.keyId, ctx.clock.now()),
     );
   };
 }
