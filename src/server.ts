@@ -12,6 +12,7 @@ import { startupProgress } from './util/startup-progress.js';
 import { buildJobs } from './workers/jobs.js';
 import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js';
 import { Scheduler } from './workers/scheduler.js';
+import { databaseJobSchedule } from './storage/job-schedule-repo.js';
 import { jobMetricsObserver } from './services/metrics.js';
 import { startMetricsServer } from './services/metrics-server.js';
 import { joinProcesses } from './services/process-presence.js';
@@ -86,6 +87,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
           app.log,
           // Each run is logged at info: the job-run record (LOG_LEVEL=info shows it).
           jobMetricsObserver((run) => app.log.info(run, 'job ran')),
+          databaseJobSchedule(database.db),
         );
 
   // SIGTERM with SHUTDOWN_DRAIN_MS: /readyz turns 503 so a load balancer stops sending new

@@ -27,10 +27,11 @@ export async function takeRankSnapshots(database: Database, nowMs: number): Prom
 
 export function arenaJobs(deps: { database: Database }): Job[] {
   return [
-    { name: 'arena-rank-snapshots', intervalMs: HOUR_MS, run: (nowMs) => takeRankSnapshots(deps.database, nowMs) },
+    { name: 'arena-rank-snapshots', intervalMs: HOUR_MS, keepsSchedule: true, run: (nowMs) => takeRankSnapshots(deps.database, nowMs) },
     {
       name: 'arena-scorecard-runs',
       intervalMs: 6 * HOUR_MS,
+      keepsSchedule: true,
       async run(nowMs) {
         await freezeScorecardRuns(deps.database.db, nowMs);
       },

@@ -52,6 +52,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     {
       name: 'ledger-retention',
       intervalMs: RETENTION_INTERVAL_MS,
+      keepsSchedule: true,
       async run(nowMs) {
         const before = new Date(nowMs - RETENTION_DAYS * DAY_MS);
         for (let batch = 0; batch < PRUNE_BATCHES_PER_RUN; batch += 1) {
@@ -69,6 +70,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     {
       name: 'equity-snapshots',
       intervalMs: EQUITY_SNAPSHOT_INTERVAL_MS,
+      keepsSchedule: true,
       async run(nowMs) {
         await snapshotEquity(deps.database, deps.market, nowMs);
       },
@@ -84,7 +86,7 @@ export function buildJobs(deps: JobDeps): Job[] {
     jobs.push(pmForecasterJob({ database: deps.database, clock, profile, pmOpenEnabled: deps.pmOpenEnabled }));
   }
   if (deps.database.kind === 'pglite') {
-    jobs.push({ name: 'pglite-vacuum', intervalMs: VACUUM_INTERVAL_MS, run: () => vacuumRewrittenTables(deps.database.db) });
+    jobs.push({ name: 'pglite-vacuum', intervalMs: VACUUM_INTERVAL_MS, keepsSchedule: true, run: () => vacuumRewrittenTables(deps.database.db) });
   }
   if (deps.checkpointMarket) {
     const checkpoint = deps.checkpointMarket;

@@ -6,6 +6,18 @@ export interface Job {
   intervalMs: number;
   /** Must be idempotent: a job may run again after a crash or a leadership change. */
   run(nowMs: number): Promise<void>;
+  /**
+   * Its last start is shared (JobScheduleStore): a restart or a takeover by another process
+   * waits out the interval since it instead of running it at once. For jobs whose every run
+   * leaves a record (snapshots, scorecard runs) or costs a pass over everything (maintenance).
+   */
+  keepsSchedule?: boolean;
+}
+
+/** Where jobs that keep their schedule record their starts (the database, shared by every process). */
+export interface JobScheduleStore {
+  lastStart(job: string): Promise<number | null>;
+  started(job: string, atMs: number): Promise<void>;
 }
 
 export interface JobRun {
@@ -44,6 +56,7 @@ export class Scheduler {
     private readonly clock: Clock,
     private readonly log?: SchedulerLog,
     private readonly observer?: JobObserver,
+    private readonly schedule?: JobScheduleStore,
   ) {}
 
   /** Runs every due job this process leads; returns the names of the jobs it ran. */
@@ -94,8 +107,14 @@ export class Scheduler {
       if (!leads) continue;
       // stop() was called while leadership was being checked: start nothing new.
       if (this.stopped) break;
+      const sharedNext = await this.sharedNextAt(job, now);
+      if (sharedNext > now) {
+        this.nextAt.set(job.name, sharedNext);
+        continue;
+      }
       const dueAtMs = this.nextAt.get(job.name) ?? now;
       this.nextAt.set(job.name, now + job.intervalMs);
+      await this.recordStart(job, now);
       let ok = true;
       try {
         // Inside the try, a job that throws before returning its promise is caught too.
@@ -108,6 +127,28 @@ export class Scheduler {
       ran.push(job.name);
     }
     return ran;
+  }
+
+  /** When a job that keeps its schedule is next due by its last start anywhere (0: now, or unknown). */
+  private async sharedNextAt(job: Job, now: number): Promise<number> {
+    if (!job.keepsSchedule || !this.schedule) return 0;
+    try {
+      const last = await this.schedule.lastStart(job.name);
+      // a start stamped ahead of this clock (a clock set back) says nothing about when it ran: run it
+      return last === null || last > now ? 0 : last + job.intervalMs;
+    } catch (error) {
+      this.log?.warn({ err: error, job: job.name }, 'job schedule read failed; running the job');
+      return 0;
+    }
+  }
+
+  private async recordStart(job: Job, now: number): Promise<void> {
+    if (!job.keepsSchedule || !this.schedule) return;
+    try {
+      await this.schedule.started(job.name, now);
+    } catch (error) {
+      this.log?.warn({ err: error, job: job.name }, 'job schedule write failed');
+    }
   }
 
   start(tickMs = 1000): void {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/storage/db.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { AdvisoryLockLeadership, SoleLeadership, jobLockId, type Leadership } from '../../src/workers/leadership.js';
-import { Scheduler, type Job } from '../../src/workers/scheduler.js';
+import { Scheduler, type Job, type JobScheduleStore } from '../../src/workers/scheduler.js';
+import { databaseJobSchedule } from '../../src/storage/job-schedule-repo.js';
 import { TEST_DATABASE_URL, freshDatabase, type TestDatabase } from '../support/db.js';
 
 const MINUTE_MS = 60_000;
@@ -199,6 +200,61 @@ describe('Scheduler (one process)', () => {
   });
 });
 
+describe('Jobs that keep their schedule (restarts on one database)', () => {
+  const HOUR_MS = 60 * MINUTE_MS;
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await freshDatabase();
+  });
+  afterAll(() => testDb?.drop());
+
+  it('a restart waits out the interval since the last start anywhere; a job that does not keep it runs at once', async () => {
+    const store = databaseJobSchedule(testDb.database.db);
+    const clock = new ManualClock(START);
+    const process = () => {
+      const hourly = { ...countingJob('restart-hourly', HOUR_MS), keepsSchedule: true };
+      const minutely = countingJob('restart-minutely');
+      return { hourly, minutely, scheduler: new Scheduler([hourly, minutely], new SoleLeadership(), clock, undefined, undefined, store) };
+    };
+    const first = process();
+    expect(await first.scheduler.runDue()).toEqual(['restart-hourly', 'restart-minutely']);
+    await first.scheduler.stop();
+
+    clock.advance(91_000); // restarted 91 s later (the hourly rank snapshots were taken twice)
+    const second = process();
+    expect(await second.scheduler.runDue()).toEqual(['restart-minutely']);
+    clock.advance(HOUR_MS - 91_000 - 1);
+    expect(await second.scheduler.runDue()).toEqual(['restart-minutely']);
+    clock.advance(1);
+    expect(await second.scheduler.runDue()).toEqual(['restart-hourly']);
+    expect(second.hourly.runs).toEqual([START + HOUR_MS]);
+    await second.scheduler.stop();
+
+    // a start stamped ahead of the clock (the clock was set back) is no reason to wait until then
+    clock.set(START - 10 * HOUR_MS);
+    const third = process();
+    expect(await third.scheduler.runDue()).toEqual(['restart-hourly', 'restart-minutely']);
+    clock.advance(HOUR_MS - 1);
+    expect(await third.scheduler.runDue()).toEqual(['restart-minutely']);
+    await third.scheduler.stop();
+  });
+
+  it('runs the job when the shared schedule cannot be read, and says so', async () => {
+    const clock = new ManualClock(START);
+    const warn = vi.fn();
+    const broken: JobScheduleStore = {
+      lastStart: () => Promise.reject(new Error('database gone')),
+      started: () => Promise.reject(new Error('database gone')),
+    };
+    const job = { ...countingJob('unreadable', HOUR_MS), keepsSchedule: true };
+    const scheduler = new Scheduler([job], new SoleLeadership(), clock, { warn }, undefined, broken);
+    expect(await scheduler.runDue()).toEqual(['unreadable']);
+    expect(warn.mock.calls.map((c) => c[1])).toEqual(['job schedule read failed; running the job', 'job schedule write failed']);
+    expect(await scheduler.runDue()).toEqual([]);
+    await scheduler.stop();
+  });
+});
+
 describe.skipIf(!TEST_DATABASE_URL)('Scheduler with advisory-lock leadership (two processes on PostgreSQL)', () => {
   let testDb: TestDatabase;
   let poolA: Database;
@@ -279,6 +335,23 @@ describe.skipIf(!TEST_DATABASE_URL)('Scheduler with advisory-lock leadership (tw
     expect(await follower.runDue()).toEqual(['pg-once']);
     expect(await leader.runDue()).toEqual([]);
     expect(total()).toBe(5);
+  });
+
+  it('a takeover waits out the interval since the old leader started a job that keeps its schedule', async () => {
+    const HOUR_MS = 60 * MINUTE_MS;
+    const clock = new ManualClock(START);
+    const runs: string[] = [];
+    const hourly = (who: string): Job => ({ name: 'pg-takeover-hourly', intervalMs: HOUR_MS, keepsSchedule: true, run: async () => void runs.push(who) });
+    const a = new Scheduler([hourly('A')], new AdvisoryLockLeadership(poolA), clock, undefined, undefined, databaseJobSchedule(poolA.db));
+    const b = new Scheduler([hourly('B')], new AdvisoryLockLeadership(poolB), clock, undefined, undefined, databaseJobSchedule(poolB.db));
+    cleanups.push(() => b.stop());
+    expect(await a.runDue()).toEqual(['pg-takeover-hourly']);
+    await a.stop();
+    clock.advance(91_000);
+    expect(await b.runDue()).toEqual([]);
+    clock.advance(HOUR_MS - 91_000);
+    expect(await b.runDue()).toEqual(['pg-takeover-hourly']);
+    expect(runs).toEqual(['A', 'B']);
   });
 
   it('hands the job over when the leader’s dedicated session dies', async () => {
