@@ -381,6 +381,9 @@ describe('POST /api/agent/futures/close', () => {
       const res = await close(key, { positionId: p.id, fraction: 0.25 });
       expect(res.statusCode).toBe(200);
       expect(res.json().position).toMatchObject({ status: 'liquidated', exitReason: 'liquidation', realizedPnlMusd: -101 });
+      // the trade log gives the mark move (20 coins short from 100 to 104.6) beside the margin lost (it said −100 for both)
+      const [{ detail }] = (await futuresTrades(keyId)) as unknown as [{ detail: Record<string, number> }];
+      expect(detail).toMatchObject({ exitReason: 'liquidation', fraction: 1, sizeCoin: 20, pricePnlMusd: -92, marginForfeitedMusd: 100, marginReleasedMusd: 0, openFeeMusd: 1, closeFeeMusd: 0 });
       const w = (await findWallet(t.ctx.database.db, keyId))!;
       expect(w.frozenFutures.toNumber()).toBe(0);
       expect(w.available.toNumber()).toBe(50_000 - 101);

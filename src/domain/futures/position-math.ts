@@ -150,7 +150,14 @@ export function partialCloseBelowMinimum(sizeCoin: Decimal, fraction: Decimal, m
   return null;
 }
 
-/** A liquidation forfeits the whole margin; no exit fee. Realized PnL includes the open fees paid. */
-export function liquidationSettlement(position: PositionState): { forfeitedMargin: Decimal; realizedPnl: Decimal } {
-  return { forfeitedMargin: position.margin, realizedPnl: position.margin.plus(position.openFeesUnrealized).negated() };
+/**
+ * A liquidation forfeits the whole margin; no exit fee. Realized PnL includes the open fees paid.
+ * `pricePnl` is the mark move, as on a close: the margin lost is more (maintenance) or, through a gap, less.
+ */
+export function liquidationSettlement(position: PositionState, mark: Decimal): { forfeitedMargin: Decimal; realizedPnl: Decimal; pricePnl: Decimal } {
+  return {
+    forfeitedMargin: position.margin,
+    realizedPnl: position.margin.plus(position.openFeesUnrealized).negated(),
+    pricePnl: money(pricePnl(position.side, position.entryPrice, mark, position.sizeCoin)),
+  };
 }

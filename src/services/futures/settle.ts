@@ -76,7 +76,7 @@ export function planSettlement(input: SettleInput): SettlementPlan {
   });
 
   if (liquidated) {
-    const { forfeitedMargin, realizedPnl } = liquidationSettlement(state);
+    const { forfeitedMargin, realizedPnl, pricePnl } = liquidationSettlement(state, mark);
     return {
       event: event({
         type: 'liquidation',
@@ -96,7 +96,7 @@ export function planSettlement(input: SettleInput): SettlementPlan {
           sizeCoin: state.sizeCoin,
           marginReleased: new Decimal(0),
           marginForfeited: forfeitedMargin,
-          pricePnl: forfeitedMargin.negated(),
+          pricePnl,
           openFee: state.openFeesUnrealized,
           closeFee: new Decimal(0),
         }),

@@ -109,7 +109,10 @@ describe('partial closes (property)', () => {
 
   it('forfeits the whole margin (and the open fee) on a liquidation', () => {
     const st = stateOf('long', new Decimal(100), new Decimal(10), new Decimal(100));
-    expect(liquidationSettlement(st)).toEqual({ forfeitedMargin: new Decimal(100), realizedPnl: new Decimal(-100.5) });
+    // 10 coins from 100, liquidated at 90.5 (long 10x: 100 × (1 − 0.1 + 0.005)): the move is −95, the margin lost 100
+    expect(liquidationSettlement(st, new Decimal('90.5'))).toEqual({ forfeitedMargin: new Decimal(100), realizedPnl: new Decimal(-100.5), pricePnl: new Decimal(-95) });
+    // through a gap the move is more than the margin; the cash lost stays the margin
+    expect(liquidationSettlement(st, new Decimal(85)).pricePnl).toEqual(new Decimal(-150));
   });
 });
 
