@@ -359,7 +359,7 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     }
   });
 
-  it('console: signs in, creates a key shown once, revokes it (then 401), creates a competition and an entry', async () => {
+  it('console: signs in, creates a key shown once, revokes it (then 401), creates a competition, adds and removes an entry, deletes it', async () => {
     await visit('console', '/console', async (page) => {
       page.on('dialog', (d) => void d.accept());
       await page.fill('#admin-token', ADMIN_TOKEN);
@@ -407,6 +407,15 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
       await page.click('#add-entry button[type="submit"]');
       await expect.poll(() => page.textContent('#console-status')).toContain('entered into console-cup');
       expect((await api('/api/admin/competitions')).body.competitions.find((c: { slug: string }) => c.slug === 'console-cup').entryCount).toBe(1);
+      await page.click('#remove-entry');
+      await expect.poll(() => page.textContent('#console-status')).toContain('removed from console-cup');
+      expect((await api('/api/admin/competitions')).body.competitions.find((c: { slug: string }) => c.slug === 'console-cup').entrantCount).toBe(0);
+      // not yet started: it can be deleted (the running web-cup offers no Delete)
+      expect(await page.locator('#competitions-list li', { hasText: 'Web cup' }).locator('button').count()).toBe(0);
+      await page.locator('#competitions-list li', { hasText: 'Console cup' }).locator('button', { hasText: 'Delete' }).click();
+      await expect.poll(() => page.textContent('#console-status')).toContain('Competition console-cup deleted');
+      await expect.poll(() => page.locator('#competitions-list').textContent()).not.toContain('Console cup');
+      expect((await api('/api/admin/competitions')).body.competitions.some((c: { slug: string }) => c.slug === 'console-cup')).toBe(false);
     });
   });
 });

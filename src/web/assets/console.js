@@ -60,15 +60,25 @@
   function renderCompetitions(list) {
     var ul = $('competitions-list');
     var select = $('entry-slug');
+    var chosen = select.value; // kept across reloads: the next add or remove is for the same competition
     ul.textContent = '';
     select.textContent = '';
     list.forEach(function (c) {
       var li = el('li');
       li.appendChild(el('a', c.name, { href: '/competitions/' + c.slug }));
       li.appendChild(el('span', ' ' + c.status + ' · ' + (c.featured ? 'featured' : c.visibility) + ' · ' + c.entryCount + (c.entryCount === 1 ? ' entry' : ' entries'), { class: 'muted' }));
+      // only one not yet started can be deleted (a started one is hidden by making it unlisted)
+      if (c.status === 'upcoming') {
+        li.appendChild(document.createTextNode(' '));
+        li.appendChild(button('Delete', function () {
+          if (!window.confirm('Delete competition ' + c.slug + ' and its entries?')) return;
+          call('DELETE', '/api/admin/competitions/' + encodeURIComponent(c.slug)).then(function () { say('Competition ' + c.slug + ' deleted'); load(); }, fail);
+        }));
+      }
       ul.appendChild(li);
       select.appendChild(el('option', c.slug));
     });
+    if (list.some(function (c) { return c.slug === chosen; })) select.value = chosen;
   }
   function load() {
     return Promise.all([call('GET', '/api/admin/keys'), call('GET', '/api/admin/competitions')]).then(function (r) {
@@ -131,6 +141,14 @@
     var slug = $('entry-slug').value;
     call('POST', '/api/admin/competitions/' + encodeURIComponent(slug) + '/entries', { keyId: Number($('entry-key').value) })
       .then(function (e) { say('Key ' + e.keyId + ' entered into ' + e.slug); return load(); }, fail);
+  });
+
+  $('remove-entry').addEventListener('click', function () {
+    var slug = $('entry-slug').value;
+    var keyId = Number($('entry-key').value);
+    if (!slug || !(keyId >= 1)) { say('Choose a competition and a key id', true); return; }
+    call('DELETE', '/api/admin/competitions/' + encodeURIComponent(slug) + '/entries/' + keyId)
+      .then(function (e) { say('Key ' + e.keyId + ' removed from ' + e.slug); return load(); }, fail);
   });
 
   if (token()) signedIn();

@@ -64,7 +64,7 @@ export function consoleBody(): Html {
 <form id="add-entry" class="filters">
 <label>Competition <select id="entry-slug" required></select></label>
 <label>Key id <input id="entry-key" type="number" min="1" required></label>
-<button type="submit">Add entry</button>
+<button type="submit">Add entry</button> <button type="button" id="remove-entry">Remove entry</button>
 </form>
 <ul class="list" id="competitions-list"></ul>
 </section>
