@@ -2,7 +2,7 @@ import type { Config } from '../config/env.js';
 import { readAdminToken } from '../config/admin-token.js';
 import type { Scope } from '../domain/api-keys.js';
 import { checkBooks, type DoctorReport } from '../services/doctor.js';
-import { createKey, toKeyView, type KeyView } from '../services/keys.js';
+import { createKey, rotateKey, toKeyView, type KeyView } from '../services/keys.js';
 import { openDatabase, pgliteDirFor, type Database } from '../storage/db.js';
 import { initPgliteDir } from '../storage/pglite-init.js';
 import { PgliteDirLockedError } from '../storage/pglite-lock.js';
@@ -23,6 +23,7 @@ export interface AdminOps {
   createKey(args: CreateKeyArgs): Promise<KeyView & { key: string }>;
   listKeys(userId?: string): Promise<KeyView[]>;
   revokeKey(keyId: number): Promise<KeyView>;
+  rotateKey(keyId: number): Promise<KeyView & { key: string }>;
   updateKey(keyId: number, patch: { agentName?: string | null; agentModel?: string | null; public?: boolean }): Promise<KeyView>;
   doctor(): Promise<DoctorReport>;
   close(): Promise<void>;
@@ -53,6 +54,9 @@ class HttpAdminOps implements AdminOps {
   }
   revokeKey(keyId: number) {
     return this.call<KeyView>('POST', `/api/admin/keys/${keyId}/revoke`);
+  }
+  rotateKey(keyId: number) {
+    return this.call<KeyView & { key: string }>('POST', `/api/admin/keys/${keyId}/rotate`);
   }
   updateKey(keyId: number, patch: object) {
     return this.call<KeyView>('PATCH', `/api/admin/keys/${keyId}`, patch);
@@ -87,6 +91,12 @@ class DbAdminOps implements AdminOps {
   async revokeKey(keyId: number) {
     await this.existing(keyId);
     return toKeyView((await revokeKey(this.database.db, keyId, new Date()))!);
+  }
+  async rotateKey(keyId: number) {
+    const rotated = await rotateKey(this.database.db, keyId);
+    if (rotated) return rotated;
+    await this.existing(keyId); // no key: says so
+    throw new CliError(`409 key_revoked: key ${keyId} is revoked`);
   }
   async updateKey(keyId: number, patch: { agentName?: string | null; agentModel?: string | null; public?: boolean }) {
     if ((await this.existing(keyId)).revokedAt) throw new CliError(`409 key_revoked: key ${keyId} is revoked`);

@@ -17,6 +17,7 @@ const USAGE = `paper-arena <command>
   keys create --user U [--name N] [--model M] [--scopes read,trade:spot,...] [--public] [--json]
   keys list [--user U] [--json]
   keys revoke <keyId> [--force] [--json]       (--force: the key is a built-in house agent's)
+  keys rotate <keyId> [--json]                 a new raw key for the same key id and book; the old one stops working
   agents publish <keyId> | agents unpublish <keyId> [--json]
   doctor                                       check every paper book against its journal
 ${COMPETITIONS_USAGE}
@@ -34,6 +35,7 @@ const FLAG_SPECS: Record<string, FlagSpec> = {
   'keys create': { values: ['user', 'name', 'model', 'scopes'], switches: ['public', 'json'] },
   'keys list': { values: ['user'], switches: ['json'] },
   'keys revoke': { switches: ['force', 'json'] },
+  'keys rotate': { switches: ['json'] },
   'agents publish': { switches: ['json'] },
   'agents unpublish': { switches: ['json'] },
   doctor: {},
@@ -100,6 +102,10 @@ function adminCommand(command: 'keys' | 'agents', sub: string | undefined, posit
       }
       printKey(await ops.revokeKey(keyId), json);
     };
+  }
+  if (sub === 'rotate') {
+    const keyId = keyIdArg(positional);
+    return async (ops) => printKey(await ops.rotateKey(keyId), json);
   }
   throw new CliError(USAGE);
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { displayPrefix, formatKey, handleFor, hashKey, KEY_RANDOM_BYTES, type Scope } from '../domain/api-keys.js';
 import type { Queryable } from '../storage/db.js';
-import { ensureUser, insertKey, type KeyRow } from '../storage/keys-repo.js';
+import { ensureUser, insertKey, replaceKeySecret, type KeyRow } from '../storage/keys-repo.js';
 
 export interface KeyView {
   keyId: number;
@@ -46,16 +46,33 @@ export async function createKey(
   input: CreateKeyInput,
   random: (n: number) => Uint8Array = randomBytes,
 ): Promise<KeyView & { key: string }> {
-  const raw = formatKey(random(KEY_RANDOM_BYTES));
+  const secret = newSecret(random);
   await ensureUser(db, input.userId);
   const row = await insertKey(db, {
     userId: input.userId,
-    keyHash: hashKey(raw),
-    keyPrefix: displayPrefix(raw),
+    keyHash: secret.keyHash,
+    keyPrefix: secret.keyPrefix,
     scopes: [...new Set(input.scopes)],
     agentName: input.agentName ?? null,
     agentModel: input.agentModel ?? null,
     isPublic: input.public ?? false,
   });
-  return { key: raw, ...toKeyView(row) };
+  return { key: secret.raw, ...toKeyView(row) };
+}
+
+/** A new raw key's stored parts. */
+function newSecret(random: (n: number) => Uint8Array): { raw: string; keyHash: string; keyPrefix: string } {
+  const raw = formatKey(random(KEY_RANDOM_BYTES));
+  return { raw, keyHash: hashKey(raw), keyPrefix: displayPrefix(raw) };
+}
+
+/**
+ * Rotates a leaked or expiring key: a new raw key (returned here and never again) for the same
+ * key id, book and history; the old raw key gets 401 from the next request. Null when the key is
+ * unknown or revoked.
+ */
+export async function rotateKey(db: Queryable, keyId: number, random: (n: number) => Uint8Array = randomBytes): Promise<(KeyView & { key: string }) | null> {
+  const secret = newSecret(random);
+  const row = await replaceKeySecret(db, keyId, secret);
+  return row ? { key: secret.raw, ...toKeyView(row) } : null;
 }

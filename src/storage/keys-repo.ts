@@ -81,3 +81,17 @@ export async function updateKey(
   }
   return findKey(db, keyId);
 }
+
+/**
+ * Gives an unrevoked key a new secret: the old one stops working, the key id (and its book,
+ * history and handle) stays. Null when the key is unknown or revoked.
+ */
+export async function replaceKeySecret(db: Queryable, keyId: number, secret: Pick<KeyRow, 'keyHash' | 'keyPrefix'>): Promise<KeyRow | null> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ keyHash: secret.keyHash, keyPrefix: secret.keyPrefix })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning();
+  if (row) await announceKeyChange(db, keyId);
+  return row ?? null;
+}

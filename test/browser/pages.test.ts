@@ -359,7 +359,7 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
     }
   });
 
-  it('console: signs in, creates a key shown once, revokes it (then 401), creates a competition, adds and removes an entry, deletes it', async () => {
+  it('console: signs in, creates a key shown once, rotates it, revokes it (then 401), creates a competition, adds and removes an entry, deletes it', async () => {
     await visit('console', '/console', async (page) => {
       page.on('dialog', (d) => void d.accept());
       await page.fill('#admin-token', ADMIN_TOKEN);
@@ -383,9 +383,18 @@ describe.skipIf(!haveChromium)('web pages in Chromium', { timeout: 60_000 }, () 
       expect(await page.isHidden('#new-key')).toBe(true);
 
       const row = page.locator('#keys-table tbody tr', { hasText: 'console made' });
+      // Rotate: a new secret shown once for the same key; the old one is refused
+      await row.getByRole('button', { name: 'Rotate' }).click();
+      await expect.poll(() => page.locator('#new-key-value').textContent()).toMatch(/^sk_live_/);
+      const rotated = (await page.locator('#new-key-value').textContent())!;
+      expect(rotated).not.toBe(fresh);
+      expect((await api('/api/agent/me', {}, fresh)).status).toBe(401);
+      expect((await api('/api/agent/me', {}, rotated)).status).toBe(200);
+      await page.click('#dismiss-key');
+
       await row.getByRole('button', { name: 'Revoke' }).click();
       await expect.poll(() => row.textContent()).toContain('revoked');
-      expect((await api('/api/agent/me', {}, fresh)).status).toBe(401);
+      expect((await api('/api/agent/me', {}, rotated)).status).toBe(401);
 
       // Publish the private demo key onto the board, then take it off again.
       const demoRow = page.locator('#keys-table tbody tr', { hasText: 'demo-agent' });

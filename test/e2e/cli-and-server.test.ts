@@ -26,6 +26,14 @@ describe('CLI and server, as a user runs them', () => {
     expect(Object.keys(created).sort()).toEqual(['handle', 'key', 'keyId', 'scopes', 'userId']);
     expect(created).toMatchObject({ userId: 'me', scopes: ['read', 'trade:spot'], handle: `a${created.keyId}-scout` });
 
+    // rotated with no server running: straight on the database; the first secret is retired
+    const first = created.key;
+    const rotatedOffline = cli(port, ['keys', 'rotate', String(created.keyId), '--json']);
+    expect(rotatedOffline.status, rotatedOffline.stderr).toBe(0);
+    created.key = JSON.parse(rotatedOffline.stdout).key;
+    expect(created.key).toMatch(/^sk_live_/);
+    expect(created.key).not.toBe(first);
+
     const bad = cli(port, ['keys', 'create', '--user', 'me', '--scopes', 'read,root']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('unknown scope');
@@ -57,6 +65,13 @@ describe('CLI and server, as a user runs them', () => {
       expect(second.status).toBe(1);
       expect(second.stderr).toMatch(/^paper-arena: the simulated market in .*sim is open in another process \(pid \d+\)/);
       expect(second.stdout).not.toContain('market:');
+
+      expect((await fetch(`http://127.0.0.1:${port}/api/agent/me`, { headers: { authorization: `Bearer ${first}` } })).status).toBe(401);
+      const rotated = JSON.parse(cli(port, ['keys', 'rotate', String(created.keyId), '--json']).stdout);
+      expect(rotated.keyId).toBe(created.keyId);
+      expect((await fetch(`http://127.0.0.1:${port}/api/agent/me`, { headers: { authorization: `Bearer ${created.key}` } })).status).toBe(401);
+      created.key = rotated.key;
+      expect((await fetch(`http://127.0.0.1:${port}/api/agent/me`, { headers: { authorization: `Bearer ${created.key}` } })).status).toBe(200);
 
       const online = cli(port, ['keys', 'revoke', String(created.keyId), '--json']);
       expect(online.status, online.stderr).toBe(0);

@@ -84,6 +84,32 @@ describe('admin surface', () => {
     expect(afterRevoke.find((k) => k.keyId === body.keyId)?.public).toBe(revoked.json().public);
   });
 
+  it('rotates a key: a new secret shown once for the same key id and book; the old one gets 401 at once', async () => {
+    const { key, keyId } = await t.newKey();
+    const before = (await t.app.inject({ url: '/api/agent/me', headers: bearer(key) })).json(); // the old key is now cached
+    const rotate = () => t.app.inject({ method: 'POST', url: `/api/admin/keys/${keyId}/rotate`, headers: adminHeaders });
+    const rotated = await rotate();
+    expect(rotated.statusCode).toBe(200);
+    const body = rotated.json();
+    expect(body.key).toMatch(/^sk_live_[A-Za-z0-9]{43}$/);
+    expect(body.key).not.toBe(key);
+    expect(body).toMatchObject({ keyId, keyPrefix: body.key.slice(0, 14), revokedAt: null });
+    expect((await findKey(t.ctx.database.db, keyId))!.keyHash).toBe(hashKey(body.key));
+    expect((await t.app.inject({ url: '/api/agent/me', headers: bearer(key) })).statusCode).toBe(401);
+    const after = (await t.app.inject({ url: '/api/agent/me', headers: bearer(body.key) })).json();
+    expect(after).toEqual(before);
+    // each rotation retires the secret before it
+    const again = (await rotate()).json();
+    expect((await t.app.inject({ url: '/api/agent/me', headers: bearer(body.key) })).statusCode).toBe(401);
+    expect((await t.app.inject({ url: '/api/agent/me', headers: bearer(again.key) })).statusCode).toBe(200);
+    // a revoked key stays retired; an unknown one is 404
+    await t.app.inject({ method: 'POST', url: `/api/admin/keys/${keyId}/revoke`, headers: adminHeaders });
+    const revoked = await rotate();
+    expect([revoked.statusCode, revoked.json().error]).toEqual([409, 'key_revoked']);
+    expect((await t.app.inject({ url: '/api/agent/me', headers: bearer(again.key) })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'POST', url: '/api/admin/keys/99999/rotate', headers: adminHeaders })).json().error).toBe('key_not_found');
+  });
+
   it('creates an owner once: 201, then 200 for the same id', async () => {
     const create = () => t.app.inject({ method: 'POST', url: '/api/admin/users', headers: adminHeaders, payload: { userId: 'owner-twice' } });
     const first = await create();

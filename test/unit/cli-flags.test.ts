@@ -43,6 +43,8 @@ describe('runCli refuses bad flags before it touches anything', () => {
     ['keys create --user me --name=', '400 invalid_request: body.name must NOT have fewer than 1 characters'],
     [`keys create --user me --name ${'n'.repeat(81)}`, 'body.name must NOT have more than 80 characters'],
     ['keys revoke 99999999999', 'an integer from 1 to 2147483647'],
+    ['keys rotate', 'give the key id'],
+    ['keys rotate 7 --force', 'unknown flag --force'],
     ['agents publish 2147483648', 'an integer from 1 to 2147483647'],
     ['competitions enter cup 99999999999', 'body.keyId must be <= 2147483647'],
     ['competitions remove cup', 'remove needs <slug> <keyId>'],

@@ -125,6 +125,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/keys/{keyId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a key: a new raw key (returned once) for the same key id, book and history; the old one gets 401 */
+        post: operations["postAdminKeysByKeyIdRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agent/me": {
         parameters: {
             query?: never;
@@ -1897,6 +1914,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description the raw key: shown once, never stored */
                         key: string;
                         keyId: number;
                         userId: string;
@@ -2496,6 +2514,233 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Request URI too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Unsupported media type or content coding */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description A rate budget is spent: wait Retry-After seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Temporarily unavailable: retry after Retry-After seconds (a write with the same idempotencyKey) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+        };
+    };
+    postAdminKeysByKeyIdRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the raw key: shown once, never stored */
+                        key: string;
+                        keyId: number;
+                        userId: string;
+                        scopes: string[];
+                        agentName: string | null;
+                        agentModel: string | null;
+                        public: boolean;
+                        handle: string | null;
+                        keyPrefix: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        revokedAt: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input: `error` is a stable code, `field` names the offending input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Missing, unknown or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description stable snake_case code */
+                        error: string;
+                        message: string;
+                        /** @description the offending input, e.g. body.quantity or query.limit */
+                        field?: string;
+                        /** @description why a gate refused (values, not prose) */
+                        blockReasons?: string[];
+                        /** @description 403 insufficient_scope: the scope the call needs */
+                        requiredScope?: string;
+                        /** @description 429: seconds until the budget resets (also the Retry-After header) */
+                        retryAfterSeconds?: number;
+                    };
+                };
+            };
+            /** @description Conflict with the current state (e.g. an idempotencyKey reused with a different body) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

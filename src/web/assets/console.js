@@ -48,6 +48,15 @@
           call('PATCH', '/api/admin/keys/' + k.keyId, { public: !k.public }).then(function () { say('Key ' + k.keyId + (k.public ? ' unpublished' : ' published')); load(); }, fail);
         }));
         actions.appendChild(document.createTextNode(' '));
+        actions.appendChild(button('Rotate', function () {
+          if (!window.confirm('Rotate key ' + k.keyId + '? Its current secret stops working; the book stays.')) return;
+          call('POST', '/api/admin/keys/' + k.keyId + '/rotate').then(function (rotated) {
+            $('new-key-value').textContent = rotated.key;
+            $('new-key').hidden = false;
+            say('Key ' + k.keyId + ' rotated');
+          }, fail);
+        }));
+        actions.appendChild(document.createTextNode(' '));
         actions.appendChild(button('Revoke', function () {
           if (!window.confirm('Revoke key ' + k.keyId + '? Its next request gets 401.')) return;
           call('POST', '/api/admin/keys/' + k.keyId + '/revoke').then(function () { say('Key ' + k.keyId + ' revoked'); load(); }, fail);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { SCOPES, USER_ID_PATTERN } from '../../../domain/api-keys.js';
 import { checkBooks } from '../../../services/doctor.js';
-import { createKey, toKeyView } from '../../../services/keys.js';
+import { createKey, rotateKey, toKeyView } from '../../../services/keys.js';
 import { ensureUser, findKey, listKeys, listUsers, revokeKey, updateKey } from '../../../storage/keys-repo.js';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
@@ -37,6 +37,9 @@ const KeyView = Type.Object({
   createdAt: DateTime,
   revokedAt: Nullable(DateTime),
 });
+
+/** A key with its raw secret: the only answers that carry one (create, rotate). */
+const NewKeyView = Type.Object({ key: Type.String({ description: 'the raw key: shown once, never stored' }), ...KeyView.properties });
 
 const errors = { 400: ErrorBody, 404: ErrorBody, ...adminRefusals };
 const tags = ['admin'];
@@ -82,7 +85,7 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           tags,
           security,
           body: CreateKeyBody,
-          response: { 201: Type.Object({ key: Type.String(), ...KeyView.properties }), ...errors },
+          response: { 201: NewKeyView, ...errors },
         },
       },
       async (request, reply) => {
@@ -143,6 +146,26 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         // This process refuses the key from its very next request; others on the notification.
         ctx.keyCache.evictKey(request.params.keyId);
         return toKeyView(row!);
+      },
+    );
+
+    app.post(
+      '/api/admin/keys/:keyId/rotate',
+      {
+        schema: {
+          summary: 'Rotate a key: a new raw key (returned once) for the same key id, book and history; the old one gets 401',
+          tags,
+          security,
+          params: KeyIdParam,
+          response: { 200: NewKeyView, 409: ErrorBody, ...errors },
+        },
+      },
+      async (request) => {
+        const existing = await keyOr404(request.params.keyId);
+        const rotated = existing.revokedAt ? null : await rotateKey(db, request.params.keyId);
+        if (!rotated) throw new ApiError(409, 'key_revoked', `key ${request.params.keyId} is revoked`);
+        ctx.keyCache.evictKey(request.params.keyId);
+        return rotated;
       },
     );
   };
