@@ -33,6 +33,8 @@ import { coinMoverRoutes } from './http/routes/coins/movers.js';
 import { pmRoutes } from './http/routes/pm/index.js';
 import { newsRoute } from './http/routes/agent/news.js';
 import type { NewsSource } from './news/types.js';
+import { SimNewsSource } from './news/sim-source.js';
+import { pmReadModel } from './pm/read-model.js';
 import { systemRoutes } from './http/routes/system.js';
 import { guideRoutes } from './http/routes/guide.js';
 import { pageNotFound, webRoutes } from './web/routes.js';
@@ -64,7 +66,7 @@ export interface AppDeps {
   market: MarketFeed;
   /** Coin reads (resolve, context, candles, movers); usually the same object as `market`. */
   marketReads?: MarketReads;
-  /** News for /api/agent/news; default: the simulated wire over `marketReads` and the PM data. */
+  /** News for /api/agent/news and PM event `relatedNews`; default: the simulated wire over `marketReads` and the PM data. */
   news?: NewsSource;
   /** Where log lines go (default stdout); tests capture them. */
   logStream?: DestinationStream;
@@ -160,6 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (listening) => keyCache.setEnabled(listening),
   );
   const clock = deps.clock ?? systemClock;
+  let wire: NewsSource | null = deps.news ?? null;
   const ctx: AppContext = {
     config,
     database: deps.database,
@@ -173,6 +176,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     market: deps.market,
     marketReads: deps.marketReads ?? null,
     relatedMarkets: (coinId) => relatedMarketsForCoin(deps.database, clock, coinId),
+    news: () => {
+      // the simulated wire unless a source was given; made once, on first use, over this process's market and PM data
+      if (!wire && ctx.marketReads) wire = new SimNewsSource(ctx.marketReads, async () => (await pmReadModel(ctx.database, ctx.clock).snapshot()).rows);
+      return wire;
+    },
   };
   app.decorate('ctx', ctx);
 
@@ -209,7 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(historyRoutes(ctx));
   await app.register(futuresRoutes(ctx));
   await app.register(marketRoutes(ctx));
-  await app.register(newsRoute(ctx, deps.news));
+  await app.register(newsRoute(ctx));
   await app.register(coinMoverRoutes(ctx));
   await app.register(arenaRoutes(ctx));
   await app.register(pmRoutes(ctx));

@@ -9,6 +9,7 @@ import type { KeyCache } from '../services/key-cache.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import type { MarketReads } from '../marketdata/reads.js';
 import type { RelatedMarket } from '../pm/api.js';
+import type { NewsSource } from '../news/types.js';
 
 /** What every route and plugin may use; built once in buildApp. */
 export interface AppContext {
@@ -29,6 +30,8 @@ export interface AppContext {
   marketReads: MarketReads | null;
   /** Up to 3 open prediction markets linked to a coin (market context `relatedMarkets`). */
   relatedMarkets?: (coinId: string) => Promise<RelatedMarket[]>;
+  /** The news source (agent news, PM event `relatedNews`); null where market data does not run. */
+  news(): NewsSource | null;
 }
 
 export interface AuthedKey {

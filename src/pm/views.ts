@@ -37,6 +37,7 @@ export interface Money {
   rate: number;
 }
 const m = (v: number, fx: Money) => Math.round(v * fx.rate * 100) / 100;
+const USD: Money = { rate: 1 };
 
 /** The event object of one venue market. */
 /** `detail` adds per-outcome lifecycle objects (kept out of lists to keep them small). */
@@ -156,7 +157,7 @@ export function whaleItem(w: {
   evidenceType: string;
   evidenceRef: string | null;
   evidenceUrl: string | null;
-}, nowMs: number, fx: Money = { rate: 1 }): Record<string, unknown> {
+}, nowMs: number): Record<string, unknown> {
   const latency = Math.max(0, Math.round((w.observedAt.getTime() - w.tradedAt.getTime()) / 1000));
   return {
     wallet: w.wallet,
@@ -164,7 +165,7 @@ export function whaleItem(w: {
     side: w.side,
     outcome: w.outcome,
     marketQuestion: w.title,
-    usdValue: m(w.usdValue, fx),
+    usdValue: m(w.usdValue, USD),
     price: w.price,
     tradedAt: w.tradedAt.toISOString(),
     event: { source: w.source, slug: w.slug, title: w.title },

@@ -4,10 +4,33 @@ import { pmReadModel } from '../../src/pm/read-model.js';
 import { VENUE_IDS } from '../../src/pm/venues.js';
 import { pmWhaleTrades } from '../../src/storage/schema.js';
 import { createPmApp, type PmTestApp } from '../support/pm-app.js';
+import type { NewsCoin, NewsItem, NewsSource } from '../../src/news/types.js';
+
+/** A wire with stories about whatever coins it is asked about: importance 0..6, the last one not enriched. */
+const newsAsked: { coins: string[]; sinceMs: number; nowMs: number }[] = [];
+const news: NewsSource = {
+  mode: 'sim',
+  async stories(coins: NewsCoin[], sinceMs: number, nowMs: number): Promise<NewsItem[]> {
+    newsAsked.push({ coins: coins.map((c) => c.coinId), sinceMs, nowMs });
+    return [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({
+      id: `story-${i}`,
+      title: `${coins[0]!.symbol} story ${i}`,
+      source: 'Wire',
+      url: `https://news.example/${i}`,
+      publishedAtMs: nowMs - i * 60_000,
+      category: null,
+      sentiment: i === 7 ? null : 'bullish',
+      sentimentConfidence: i === 7 ? null : 0.5,
+      importance: i === 7 ? null : i,
+      coinIds: coins.map((c) => c.coinId),
+      simulated: true,
+    }));
+  },
+};
 
 let t: PmTestApp;
 beforeAll(async () => {
-  t = await createPmApp({ config: { publicRpm: 100_000 } });
+  t = await createPmApp({ config: { publicRpm: 100_000 }, news });
 }, 120_000);
 afterAll(async () => {
   await t?.close();
@@ -193,6 +216,36 @@ describe('event detail, whales, price history', () => {
     const missing = await t.get(`${PM}/events/${e.source.id}/no-such-slug`);
     expect(missing.status).toBe(404);
     expect(missing.body.error).toBe('event_not_found');
+  });
+
+  it('relatedNews: the most important enriched stories of the last 48 h about the topic coins; none without topic coins', async () => {
+    const open = await openEvents();
+    const withCoins = open.find((x) => x.relatedCoins.length > 0)!;
+    const without = open.find((x) => x.relatedCoins.length === 0)!;
+    newsAsked.length = 0;
+    const r = await t.get(`${PM}/events/${withCoins.source.id}/${withCoins.slug}?fiat=EUR`);
+    expect(newsAsked).toEqual([{ coins: r.body.topicRelatedCoins.map((c: { coinId: string }) => c.coinId), sinceMs: t.clock.now() - 48 * 3_600_000, nowMs: t.clock.now() }]);
+    expect(r.body.relatedNews.map((n: { importance: number }) => n.importance)).toEqual([6, 5, 4, 3, 2]);
+    expect(r.body.relatedNews[0]).toEqual({
+      title: `${r.body.topicRelatedCoins[0].symbol} story 6`,
+      source: 'Wire',
+      url: 'https://news.example/6',
+      publishedAt: new Date(t.clock.now() - 6 * 60_000).toISOString(),
+      sentiment: 'bullish',
+      importance: 6,
+    });
+    newsAsked.length = 0;
+    expect((await t.get(`${PM}/events/${without.source.id}/${without.slug}`)).body.relatedNews).toEqual([]);
+    expect(newsAsked).toEqual([]);
+  });
+
+  it('recentWhaleTrades keep usdValue in US dollars whatever the fiat (it was multiplied by the rate, under the same name)', async () => {
+    const tape = (await t.get(`${PM}/whales`)).body.trades as { eventSlug: string; source: string; usdValue: number; tradedAt: string }[];
+    const w = tape[0]!;
+    const usd = (await t.get(`${PM}/events/${w.source}/${w.eventSlug}`)).body.recentWhaleTrades;
+    const jpy = (await t.get(`${PM}/events/${w.source}/${w.eventSlug}?fiat=JPY`)).body.recentWhaleTrades;
+    expect(jpy.map((x: { usdValue: number }) => x.usdValue)).toEqual(usd.map((x: { usdValue: number }) => x.usdValue));
+    expect(usd.find((x: { tradedAt: string }) => x.tradedAt === w.tradedAt).usdValue).toBe(w.usdValue);
   });
 
   it('lists at most 50 large trades, newest first, money venues only', async () => {

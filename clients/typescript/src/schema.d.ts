@@ -15023,8 +15023,17 @@ export interface operations {
                             volume: number;
                             volume24h: number;
                         }[];
-                        /** @description not collected yet (always empty) */
-                        relatedNews: Record<string, never>[];
+                        /** @description stories about the topic coins in the last 48 h, most important first (at most 5; none for an event without topic coins) */
+                        relatedNews: {
+                            title: string;
+                            /** @description publisher */
+                            source: string;
+                            url: string;
+                            /** Format: date-time */
+                            publishedAt: string;
+                            sentiment: ("bullish" | "bearish" | "neutral") | null;
+                            importance: number | null;
+                        }[];
                         topicRelatedCoins: {
                             coinId: string;
                             slug: string;

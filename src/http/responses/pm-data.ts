@@ -184,7 +184,17 @@ export const EventDetailResponse = Type.Object({
   }),
   referenceProbability: Nullable(ReferenceProbability),
   volumeHistory: Type.Array(Type.Object({ date: Str({ format: 'date' }), volume: Num(), volume24h: Num() })),
-  relatedNews: Type.Array(Type.Object({}), { description: 'not collected yet (always empty)', maxItems: 0 }),
+  relatedNews: Type.Array(
+    Type.Object({
+      title: Str(),
+      source: Str({ description: 'publisher' }),
+      url: Str(),
+      publishedAt: DateTime,
+      sentiment: Nullable(StringEnum(['bullish', 'bearish', 'neutral'] as const)),
+      importance: Nullable(Int({ minimum: 0, maximum: 10, description: '8 and above = market-moving' })),
+    }),
+    { description: 'stories about the topic coins in the last 48 h, most important first (at most 5; none for an event without topic coins)', maxItems: 5 },
+  ),
   topicRelatedCoins: Type.Array(Type.Object({ coinId: Str(), slug: Str(), symbol: Str(), name: Str() })),
   agentsTradingMarket: Type.Object({
     openPositions: Int(),

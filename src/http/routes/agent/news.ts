@@ -2,9 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { MarketReads } from '../../../marketdata/reads.js';
-import { SimNewsSource } from '../../../news/sim-source.js';
-import { rankStories, type NewsCoin, type NewsSource } from '../../../news/types.js';
-import { pmReadModel } from '../../../pm/read-model.js';
+import { rankStories, type NewsCoin } from '../../../news/types.js';
 import type { AppContext } from '../../context.js';
 import { ApiError, invalidRequest } from '../../errors.js';
 import { agentErrors, Nullable, StringEnum } from '../../schemas.js';
@@ -58,11 +56,7 @@ function resolveCoins(reads: MarketReads, raw: string): NewsCoin[] {
   return [...new Map(found.map((c) => [c.coinId, c])).values()];
 }
 
-export function newsRoute(ctx: AppContext, source?: NewsSource): FastifyPluginAsyncTypebox {
-  let news = source ?? null;
-  const newsSource = (reads: MarketReads): NewsSource =>
-    (news ??= new SimNewsSource(reads, async () => (await pmReadModel(ctx.database, ctx.clock).snapshot()).rows));
-
+export function newsRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/agent/news',
@@ -83,11 +77,11 @@ export function newsRoute(ctx: AppContext, source?: NewsSource): FastifyPluginAs
       },
       async (request, reply) => {
         const reads = ctx.marketReads;
-        if (!reads) throw new ApiError(503, 'market_data_unavailable', 'market data is not running in this process');
+        const src = ctx.news();
+        if (!reads || !src) throw new ApiError(503, 'market_data_unavailable', 'market data is not running in this process');
         const coins = resolveCoins(reads, request.query.coins);
         const { limit = 8, hours = 48, minImportance = 0 } = request.query;
         const now = ctx.clock.now();
-        const src = newsSource(reads);
         const slugOf = new Map(coins.map((c) => [c.coinId, c.slug]));
         const items = rankStories(await src.stories(coins, now - hours * 3_600_000, now), minImportance, limit);
         reply.header('cache-control', `private, max-age=${NEWS_MAX_AGE_SECONDS}`);

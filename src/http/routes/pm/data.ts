@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { loadCoins, type Coin } from '../../../marketdata/coins.js';
+import { rankStories, type NewsSource } from '../../../news/types.js';
 import { agentsTradingMarket } from '../../../pm/api.js';
 import { quantile, seriesStats, type ResolvedSample } from '../../../pm/calibration.js';
 import { consensusMethodology } from '../../../pm/consensus.js';
@@ -40,6 +41,26 @@ const SLOW_TTL_MS = 60_000;
 const MIN_SAMPLE = 20;
 
 let coinsCache: Map<string, Coin> | null = null;
+const RELATED_NEWS_MAX = 5;
+const RELATED_NEWS_HOURS = 48;
+
+/**
+ * Stories about the event's topic coins (the news wire is about coins: an event with none has
+ * none), the most important of the last 48 h first, in the supplement's shape (2.16).
+ */
+async function relatedNews(news: NewsSource | null, coins: Coin[], nowMs: number) {
+  if (!news || coins.length === 0) return [];
+  const stories = await news.stories(coins, nowMs - RELATED_NEWS_HOURS * 3_600_000, nowMs);
+  return rankStories(stories, 0, RELATED_NEWS_MAX).map((s) => ({
+    title: s.title,
+    source: s.source,
+    url: s.url,
+    publishedAt: new Date(s.publishedAtMs).toISOString(),
+    sentiment: s.sentiment,
+    importance: s.importance,
+  }));
+}
+
 function coinsById(): Map<string, Coin> {
   if (!coinsCache) coinsCache = new Map(loadCoins().map((c) => [c.coinId, c]));
   return coinsCache;
@@ -277,6 +298,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const volumes = await dailyVolumes(ctx.database.db, row.source, row.slug);
           const whales = await recentWhales(ctx.database.db, 10, { source: row.source, slug: row.slug });
           const coins = coinsById();
+          const topicCoins = (row.coinIds as string[]).map((id) => coins.get(id)).filter((c): c is Coin => Boolean(c));
           const event: Record<string, unknown> = {
             ...eventObject(row, now, fx, snap.refs.get(keyOf(row)) ?? null, crossPlatformOf(row, members), true),
           };
@@ -289,10 +311,11 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               resolution: resolutionOf(row),
               referenceProbability: row.status === 'open' ? (snap.refs.get(keyOf(row)) ?? null) : null,
               volumeHistory: volumes.map((v) => ({ date: v.date, volume: Math.round(v.volume * fx.rate * 100) / 100, volume24h: Math.round(v.volume24h * fx.rate * 100) / 100 })),
-              relatedNews: [],
-              topicRelatedCoins: (row.coinIds as string[]).map((id) => coins.get(id)).filter((c): c is Coin => Boolean(c)).map((c) => ({ coinId: c.coinId, slug: c.slug, symbol: c.symbol, name: c.name })),
+              relatedNews: await relatedNews(ctx.news(), topicCoins, now),
+              topicRelatedCoins: topicCoins.map((c) => ({ coinId: c.coinId, slug: c.slug, symbol: c.symbol, name: c.name })),
               agentsTradingMarket: await agentsTradingMarket(ctx.database, row.source, row.slug),
-              recentWhaleTrades: whales.map((w) => whaleItem(w, now, fx)),
+              // usdValue is US dollars by name, as on /whales and the stream: fiat converts volumes only
+              recentWhaleTrades: whales.map((w) => whaleItem(w, now)),
               translations: {},
               canonicalEventId: row.canonicalKey,
               attribution: event.attribution,
