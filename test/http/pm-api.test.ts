@@ -186,6 +186,14 @@ describe('overview and events', () => {
       expect(r.body).toMatchObject({ error: 'invalid_request', field });
     }
   });
+
+  it('cuts a long q to 80 characters and 6 words instead of refusing it (reference B10; it was 400 past 400 characters)', async () => {
+    const short = await t.get(`${PM}/events?q=bitcoin`);
+    const long = await t.get(`${PM}/events?q=${encodeURIComponent(`bitcoin ${'x'.repeat(2_000)}`)}`);
+    expect(long.status).toBe(200);
+    expect(long.body.meta.q).toBe(`bitcoin ${"x".repeat(72)}`);
+    expect(short.body.data.length).toBeGreaterThan(0);
+  });
 });
 
 describe('event detail, whales, price history', () => {

@@ -4,7 +4,7 @@ import { weightedMedian } from '../../src/pm/consensus.js';
 import { decisionSupport } from '../../src/pm/decision-support.js';
 import { matchMarkets, type MatchInput } from '../../src/pm/matching.js';
 import { SimWorld } from '../../src/pm/sim/world.js';
-import { appendSpark } from '../../src/pm/spark.js';
+import { appendSpark, changeOver } from '../../src/pm/spark.js';
 import { VENUE_IDS } from '../../src/pm/venues.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
@@ -151,5 +151,21 @@ describe('calibration, decision support, sparkline', () => {
     expect(spark.length).toBeLessThanOrEqual(50);
     expect(spark[spark.length - 1]![0]).toBe(NOW);
     expect(spark[0]![0]).toBeGreaterThan(NOW - 7 * 86_400_000);
+  });
+
+  it('has a 7-day change only for a market about 7 days old (one listed minutes or hours ago had one)', () => {
+    const DAY = 86_400_000;
+    const listedAgo = (ms: number) => {
+      let spark: number[][] = [];
+      for (let t = NOW - ms; t <= NOW; t += 300_000) spark = appendSpark(spark, [t, t === NOW ? 70 : 40, 60]);
+      return spark;
+    };
+    for (const age of [600_000, 18 * 3_600_000, 3 * DAY]) {
+      expect(changeOver(listedAgo(age), 0, NOW, 7 * DAY), `listed ${age} ms ago`).toBeNull();
+    }
+    expect(changeOver(listedAgo(18 * 3_600_000), 0, NOW, DAY)).toBeNull();
+    // a week or more of points: the oldest kept one stands for the window's start
+    for (const age of [7 * DAY, 10 * DAY]) expect(changeOver(listedAgo(age), 0, NOW, 7 * DAY)).toBe(30);
+    expect(changeOver(listedAgo(2 * DAY), 0, NOW, DAY)).toBe(30);
   });
 });

@@ -14290,7 +14290,7 @@ export interface operations {
                 sort?: "best" | "volume24h_desc" | "priceChange24h_desc" | "priceChange24h_asc" | "endDate_desc" | "trending";
                 /** @description venue id */
                 source?: string;
-                /** @description search words; empty → 400 */
+                /** @description search words, cut to 80 characters and 6 words (longer input is cut, not refused); empty → 400 */
                 q?: string;
                 limit?: number;
                 offset?: number;

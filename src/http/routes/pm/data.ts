@@ -207,7 +207,7 @@ export function pmDataRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             status: Type.Optional(StringEnum(['open', 'closed'] as const)),
             sort: Type.Optional(StringEnum(SORTS, { default: 'best' })),
             source: Type.Optional(Type.String({ description: 'venue id' })),
-            q: Type.Optional(Type.String({ maxLength: 400, description: 'search words; empty → 400' })),
+            q: Type.Optional(Type.String({ description: 'search words, cut to 80 characters and 6 words (longer input is cut, not refused); empty → 400' })),
             limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
             offset: Type.Integer({ minimum: 0, default: 0 }),
             fiat: FiatQuery,
