@@ -7,6 +7,8 @@
 export const UNKNOWN_PARAM_CODES: Readonly<Record<string, string>> = {
   '/api/admin/keys/:keyId': 'key_not_found',
   '/api/admin/keys/:keyId/revoke': 'key_not_found',
+  '/api/admin/keys/:keyId/rotate': 'key_not_found',
+  '/api/admin/competitions/:slug': 'competition_not_found',
   '/api/admin/competitions/:slug/entries': 'competition_not_found',
   '/api/agent/market/:coinId': 'coin_not_found',
   '/api/agent/market/:coinId/candles': 'coin_not_found',

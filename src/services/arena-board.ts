@@ -202,7 +202,9 @@ export class ArenaBoards {
       const qualified = isQualified(decidedOf(totalOf(agent.venues)));
       return { agent, handle: handleFor(agent.keyId, agent.agentName), window: venues, total, decided, score: rankScore(total.pnl, total.wins, decided), qualified, demo };
     });
-    entries.sort((a, b) => Number(a.demo) - Number(b.demo) || compareRankable(rankable(a), rankable(b)));
+    // qualified agents first, house or not (contract §3: below 5 decided trades sorts after every qualified agent);
+    // within each group demo rows after live ones
+    entries.sort((a, b) => Number(b.qualified) - Number(a.qualified) || Number(a.demo) - Number(b.demo) || compareRankable(rankable(a), rankable(b)));
     const rankOf = new Map<number, number>();
     entries.forEach((e, i) => rankOf.set(e.agent.keyId, i + 1));
     const demoCount = entries.filter((e) => e.demo).length;

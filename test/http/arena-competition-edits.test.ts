@@ -72,6 +72,7 @@ describe('Owners edit competitions, take entries out and delete ones not yet sta
     const unknown = await admin('PATCH', '/api/admin/competitions/soon', { slug: 'renamed' });
     expect([unknown.status, unknown.body.field]).toEqual([400, 'body.slug']);
     expect((await admin('PATCH', '/api/admin/competitions/nope', { title: 'x' })).body.error).toBe('competition_not_found');
+    expect((await admin('PATCH', `/api/admin/competitions/${'x'.repeat(81)}`, { title: 'x' })).body.field).toBe('params.slug'); // malformed: 400, as on the public read
     expect((await admin('GET', '/api/admin/competitions')).body.competitions.find((c: { slug: string }) => c.slug === 'soon')).toMatchObject({ name: 'soon', startsAt: iso(now + HOUR) });
     expect((await t.app.inject({ method: 'PATCH', url: '/api/admin/competitions/soon', payload: { title: 'x' } })).statusCode).toBe(401);
   });

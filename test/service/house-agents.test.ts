@@ -204,7 +204,7 @@ describe('house agents step aside once live agents qualify', () => {
   });
   afterAll(() => t.close());
 
-  it(`list live rows first, and no house row once ${HOUSE_STEP_ASIDE_LIVE_AGENTS} live agents have 5 decided trades`, async () => {
+  it(`rank after live rows of the same qualification, and no house row once ${HOUSE_STEP_ASIDE_LIVE_AGENTS} live agents have 5 decided trades`, async () => {
     const db = t.testDb.database.db;
     const now = t.clock.now();
     const house = await ensureHouseAgents(db);
@@ -216,6 +216,12 @@ describe('house agents step aside once live agents qualify', () => {
     await trades(db, live[0]!, 'spot', [10, -5], now - 1000);
     let b = await board();
     expect(b.source).toBe('live');
+    // below 5 decided trades the live agent sorts after every qualified agent, house ones included (contract §3)
+    expect(b.rows.map((r: { source: string }) => r.source)).toEqual(['demo', 'demo', 'demo', 'demo', 'live']);
+    expect(b.rows[4].rank).toBe(5);
+    // once qualified it ranks above every house row, whatever their PnL
+    await trades(db, live[0]!, 'spot', [1, 1, 1], now - 1000);
+    b = await board();
     expect(b.rows.map((r: { source: string }) => r.source)).toEqual(['live', 'demo', 'demo', 'demo', 'demo']);
     expect(b.rows[0].rank).toBe(1);
 
