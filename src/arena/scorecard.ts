@@ -98,6 +98,8 @@ export interface TrackAInput {
   tradeCount: number;
   /** Settled (won/lost) PM entries at the market price paid. */
   pmEntries: SettledEntry[];
+  /** 1 every write followed a quote, 0 one did not, null no writes (from the ledger's counters). */
+  leakageClean: 0 | 1 | null;
 }
 
 /** Track A (`svc.agent.scorecard.v1`); null for a thin record. */
@@ -127,7 +129,7 @@ export function trackA(input: TrackAInput) {
     calibration_error: round(calibrationError(input.pmEntries)),
     stop_coverage: null,
     evidence_coverage: null,
-    leakage_clean: null,
+    leakage_clean: input.leakageClean,
   };
   return { schema: SCORECARD_SCHEMA, sampleSize: r.length, returnsBasis: 'realized_pnl' as const, metrics, contentHash: sha256Hex(canonicalJson(metrics)) };
 }

@@ -1,3 +1,5 @@
+import { auditStatsOf } from '../domain/audit-stats.js';
+import { auditCountsOf } from '../storage/account-repo.js';
 import { handleFor } from '../domain/api-keys.js';
 import { badgesFor } from '../arena/badges.js';
 import { boardSource, houseStepsAside } from '../arena/house/board-rule.js';
@@ -285,7 +287,10 @@ export class ArenaBoards {
     const sparks = await this.sparklines(board.spec, entries.filter((e) => !e.demo), now, board.window === '3m' ? ARENA_SPARK_POINTS : Infinity);
     for (const [keyId, points] of await this.sparklines({ kind: 'all' }, entries.filter((e) => e.demo), now)) sparks.set(keyId, points);
     const previous = await this.previousRanks(board.window, now);
+    // house agents trade in-process: they have no ledger, so no audit stats
+    const audits = await auditCountsOf(this.db, entries.filter((e) => !e.demo).map((e) => e.agent.keyId));
     return entries.map((e) => {
+      const audit = audits.get(e.agent.keyId);
       const rank = board.rankOf.get(e.agent.keyId)!;
       const prev = previous?.get(e.agent.keyId);
       const allTime = totalOf(e.agent.venues);
@@ -317,7 +322,7 @@ export class ArenaBoards {
         ),
         rankDelta: prev === undefined || e.demo ? null : prev - rank,
         model: e.agent.agentModel,
-        auditStats: null,
+        auditStats: audit ? auditStatsOf(audit) : null,
         qualified: e.qualified,
         smallSample: e.decided < SMALL_SAMPLE_BELOW_DECIDED_TRADES,
       };

@@ -1,4 +1,6 @@
 import { handleFor } from '../domain/api-keys.js';
+import { leakageClean } from '../domain/audit-stats.js';
+import { auditCountsOf } from '../storage/account-repo.js';
 import { EVALUATION_POLICY_VERSION, EXECUTION_POLICY_VERSION } from '../arena/decisions.js';
 import { trackA, trackB } from '../arena/scorecard.js';
 import { listDecisionScores } from '../storage/arena-decisions-repo.js';
@@ -15,7 +17,8 @@ export async function computeScorecard(db: Queryable, keyId: number) {
   const pmEntries = decisions
     .filter((d) => (d.settlementLabel === 'won' || d.settlementLabel === 'lost') && d.marketProbability !== null)
     .map((d) => ({ probability: d.marketProbability!, won: d.settlementLabel === 'won' }));
-  const scorecard = trackA({ realized, tradeCount, pmEntries });
+  const audit = (await auditCountsOf(db, [keyId])).get(keyId)!;
+  const scorecard = trackA({ realized, tradeCount, pmEntries, leakageClean: leakageClean(audit) });
   const { forecastSkill, contributions } = trackB(decisions);
   const latest = await latestRunOf(db, keyId);
   const response = {

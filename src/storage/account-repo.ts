@@ -1,4 +1,5 @@
 /** Account reads over the shared trade log, equity snapshots and the ledger (every venue). */
+import type { AuditCounts } from '../domain/audit-stats.js';
 import { sql, type SQL } from 'drizzle-orm';
 import { cacheable } from './book-read-repo.js';
 import { queryRows, type Queryable } from './db.js';
@@ -93,30 +94,31 @@ function performanceTotalsSql(keyId: number): SQL {
     'activeDays', coalesce((select active_days from account_totals where key_id = ${keyId}), 0))`;
 }
 
-export interface AuditCounts {
-  ledgerEventCount: number;
-  quoteCount: number;
-  writeCount: number;
-  rejectionCount: number;
-  idempotentReplayCount: number;
-  runIdEventCount: number;
-  decisionIdEventCount: number;
-  writesWithQuote: number;
-}
-
 /**
  * Realized totals and ledger counts for auditStats (supplement 2.7) in one round trip, from the
  * running totals migration 0011's triggers keep. A write "follows a quote" when the same key
  * quoted the same instrument (body coinId, or PM source/slug) in the 5 minutes before it.
  */
+const AUDIT_COLUMNS = sql`coalesce(l.events, 0)::int as "ledgerEventCount", coalesce(l.quotes, 0)::int as "quoteCount",
+  coalesce(l.writes, 0)::int as "writeCount", coalesce(l.rejections, 0)::int as "rejectionCount",
+  coalesce(l.replays, 0)::int as "idempotentReplayCount", coalesce(l.run_ids, 0)::int as "runIdEventCount",
+  coalesce(l.decision_ids, 0)::int as "decisionIdEventCount", coalesce(l.writes_with_quote, 0)::int as "writesWithQuote"`;
+
+/** Ledger counts of several keys in one round trip (Arena rows); a key with no ledger row has zeros. */
+export async function auditCountsOf(db: Queryable, keyIds: number[]): Promise<Map<number, AuditCounts>> {
+  if (keyIds.length === 0) return new Map();
+  const rows = await queryRows<AuditCounts & { keyId: number }>(
+    db,
+    sql`select k.id as "keyId", ${AUDIT_COLUMNS}
+        from unnest(${`{${keyIds.join(',')}}`}::int[]) as k(id) left join ledger_key_totals l on l.key_id = k.id`,
+  );
+  return new Map(rows.map(({ keyId, ...counts }) => [keyId, counts]));
+}
+
 export async function performanceRead(db: Queryable, keyId: number): Promise<{ totals: PerformanceTotals; audit: AuditCounts }> {
   const [row] = await queryRows<AuditCounts & { totals: PerformanceTotals }>(
     db,
-    sql`select coalesce(l.events, 0)::int as "ledgerEventCount", coalesce(l.quotes, 0)::int as "quoteCount",
-               coalesce(l.writes, 0)::int as "writeCount", coalesce(l.rejections, 0)::int as "rejectionCount",
-               coalesce(l.replays, 0)::int as "idempotentReplayCount", coalesce(l.run_ids, 0)::int as "runIdEventCount",
-               coalesce(l.decision_ids, 0)::int as "decisionIdEventCount", coalesce(l.writes_with_quote, 0)::int as "writesWithQuote",
-               ${performanceTotalsSql(keyId)} as totals
+    sql`select ${AUDIT_COLUMNS}, ${performanceTotalsSql(keyId)} as totals
         from (select 1) one left join ledger_key_totals l on l.key_id = ${keyId}`,
   );
   const { totals, ...audit } = row!;

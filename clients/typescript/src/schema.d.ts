@@ -10619,8 +10619,21 @@ export interface operations {
                             badges: string[];
                             rankDelta: number | null;
                             model: string | null;
-                            /** @description not published (always null) */
-                            auditStats: null;
+                            /** @description the agent's public ledger counters, as on /api/agent/performance (null on demo rows: house agents keep no ledger) */
+                            auditStats: {
+                                ledgerEventCount: number;
+                                quoteCount: number;
+                                writeCount: number;
+                                rejectionCount: number;
+                                idempotentReplayCount: number;
+                                runIdEventCount: number;
+                                decisionIdEventCount: number;
+                                missingRunIdCount: number;
+                                missingDecisionIdCount: number;
+                                runTraceCoverage: number | null;
+                                decisionTraceCoverage: number | null;
+                                quoteBeforeTradeRate: number | null;
+                            } | null;
                             qualified: boolean;
                             smallSample: boolean;
                         }[];
@@ -10806,8 +10819,21 @@ export interface operations {
                             badges: string[];
                             rankDelta: number | null;
                             model: string | null;
-                            /** @description not published (always null) */
-                            auditStats: null;
+                            /** @description the agent's public ledger counters, as on /api/agent/performance (null on demo rows: house agents keep no ledger) */
+                            auditStats: {
+                                ledgerEventCount: number;
+                                quoteCount: number;
+                                writeCount: number;
+                                rejectionCount: number;
+                                idempotentReplayCount: number;
+                                runIdEventCount: number;
+                                decisionIdEventCount: number;
+                                missingRunIdCount: number;
+                                missingDecisionIdCount: number;
+                                runTraceCoverage: number | null;
+                                decisionTraceCoverage: number | null;
+                                quoteBeforeTradeRate: number | null;
+                            } | null;
                             qualified: boolean;
                             smallSample: boolean;
                         };
@@ -11883,9 +11909,11 @@ export interface operations {
                                 max_drawdown_musd: number | null;
                                 brier_score: number | null;
                                 calibration_error: number | null;
+                                /** @description not computed yet (always null) */
                                 stop_coverage: null;
+                                /** @description not computed yet (always null): the ledger counts run and decision ids over all rows, not over writes */
                                 evidence_coverage: null;
-                                leakage_clean: null;
+                                leakage_clean: number | null;
                             };
                             contentHash: string;
                         } | null;
@@ -12276,9 +12304,11 @@ export interface operations {
                                     max_drawdown_musd: number | null;
                                     brier_score: number | null;
                                     calibration_error: number | null;
+                                    /** @description not computed yet (always null) */
                                     stop_coverage: null;
+                                    /** @description not computed yet (always null): the ledger counts run and decision ids over all rows, not over writes */
                                     evidence_coverage: null;
-                                    leakage_clean: null;
+                                    leakage_clean: number | null;
                                 };
                                 contentHash: string;
                             } | null;

@@ -129,6 +129,22 @@ export const EquityCurveResponse = Type.Object({
   ),
 });
 
+/** Ledger counters (supplement 2.7): on /performance and, public, on Arena rows. */
+export const AuditStats = Type.Object({
+  ledgerEventCount: Int(),
+  quoteCount: Int(),
+  writeCount: Int(),
+  rejectionCount: Int(),
+  idempotentReplayCount: Int(),
+  runIdEventCount: Int(),
+  decisionIdEventCount: Int(),
+  missingRunIdCount: Int(),
+  missingDecisionIdCount: Int(),
+  runTraceCoverage: Nullable(Num()),
+  decisionTraceCoverage: Nullable(Num()),
+  quoteBeforeTradeRate: Nullable(Num()),
+});
+
 export const PerformanceResponse = Type.Object({
   apiKeyId: Int(),
   totals: VenueCounts,
@@ -140,20 +156,7 @@ export const PerformanceResponse = Type.Object({
     averageLossMusd: Nullable(Num()),
     activeDays: Int(),
   }),
-  auditStats: Type.Object({
-    ledgerEventCount: Int(),
-    quoteCount: Int(),
-    writeCount: Int(),
-    rejectionCount: Int(),
-    idempotentReplayCount: Int(),
-    runIdEventCount: Int(),
-    decisionIdEventCount: Int(),
-    missingRunIdCount: Int(),
-    missingDecisionIdCount: Int(),
-    runTraceCoverage: Nullable(Num()),
-    decisionTraceCoverage: Nullable(Num()),
-    quoteBeforeTradeRate: Nullable(Num()),
-  }),
+  auditStats: AuditStats,
   asOf: DateTime,
 });
 

@@ -1,6 +1,7 @@
 /** Response schemas of the Agent Arena (leaderboard, profile, decisions dataset and artifacts, scorecards) and competitions. */
 import { Type } from 'typebox';
 import { DateTime, Nullable, StringEnum } from '../schemas.js';
+import { AuditStats } from './account.js';
 import { Bool, ByVenue, Int, Num, Str } from './common.js';
 
 /** The machine-readable Arena contract record (supplement §2.9). */
@@ -45,7 +46,7 @@ export const LeaderboardRow = Type.Object({
   badges: Type.Array(Str()),
   rankDelta: Nullable(Int()),
   model: Nullable(Str()),
-  auditStats: Type.Null({ description: 'not published (always null)' }),
+  auditStats: Type.Union([AuditStats, Type.Null()], { description: "the agent's public ledger counters, as on /api/agent/performance (null on demo rows: house agents keep no ledger)" }),
   qualified: Bool(),
   smallSample: Bool(),
 });
@@ -249,9 +250,9 @@ const Scorecard = Type.Object({
     max_drawdown_musd: NullNum,
     brier_score: NullNum,
     calibration_error: NullNum,
-    stop_coverage: Type.Null(),
-    evidence_coverage: Type.Null(),
-    leakage_clean: Type.Null(),
+    stop_coverage: Type.Null({ description: 'not computed yet (always null)' }),
+    evidence_coverage: Type.Null({ description: 'not computed yet (always null): the ledger counts run and decision ids over all rows, not over writes' }),
+    leakage_clean: Nullable(Int({ minimum: 0, maximum: 1, description: '1 when every write followed a quote of its instrument within 5 min, 0 when one did not, null without writes (runs frozen before 2026-11-28: null)' })),
   }),
   contentHash: Str(),
 });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Decimal, shareOf, toWire } from '../../../domain/money.js';
+import { auditStatsOf } from '../../../domain/audit-stats.js';
+import { Decimal, toWire } from '../../../domain/money.js';
 import { readValuedBook } from '../../../services/equity.js';
 import { performanceRead, realizedPointsPart, tradesPart, type RealizedPoint, type TradeRow, type VenueStatsRow } from '../../../storage/account-repo.js';
 import { readBook, snapshotsPart } from '../../../storage/book-read-repo.js';
@@ -149,7 +150,6 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const totals = venueRecord(stats);
         const grossWin = stats.reduce((a, r) => a.plus(r.grossWin), new Decimal(0));
         const grossLoss = stats.reduce((a, r) => a.plus(r.grossLoss), new Decimal(0));
-        const n = audit.ledgerEventCount;
         return {
           apiKeyId: keyId,
           totals,
@@ -161,20 +161,7 @@ export function historyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             averageLossMusd: totals.lossCount === 0 ? null : toWire(grossLoss.negated().div(totals.lossCount)),
             activeDays: dd.activeDays,
           },
-          auditStats: {
-            ledgerEventCount: n,
-            quoteCount: audit.quoteCount,
-            writeCount: audit.writeCount,
-            rejectionCount: audit.rejectionCount,
-            idempotentReplayCount: audit.idempotentReplayCount,
-            runIdEventCount: audit.runIdEventCount,
-            decisionIdEventCount: audit.decisionIdEventCount,
-            missingRunIdCount: n - audit.runIdEventCount,
-            missingDecisionIdCount: n - audit.decisionIdEventCount,
-            runTraceCoverage: shareOf(audit.runIdEventCount, n),
-            decisionTraceCoverage: shareOf(audit.decisionIdEventCount, n),
-            quoteBeforeTradeRate: shareOf(audit.writesWithQuote, audit.writeCount),
-          },
+          auditStats: auditStatsOf(audit),
           asOf: new Date(ctx.clock.now()).toISOString(),
         };
       },

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createTestApp, type TestApp } from '../support/app.js';
+import { trades } from '../support/arena.js';
+
+describe('Arena rows and scorecards carry the agent’s public ledger counters', { timeout: 120_000 }, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    t.market.set('1', 50_000, t.clock.now());
+  });
+  afterAll(() => t?.close());
+
+  const post = (key: string, url: string, body: object) => t.app.inject({ method: 'POST', url, headers: bearer(key), payload: body });
+  const buy = { coinId: '1', side: 'buy', quantity: 0.001 };
+  let n = 0;
+  const order = (key: string) => post(key, '/api/agent/spot/order', { ...buy, orderType: 'market', idempotencyKey: `audit-${++n}` });
+  const rowOf = async (keyId: number) => {
+    await t.ctx.ledger.flush();
+    const board = (await t.app.inject({ url: '/api/arena?pageSize=50' })).json();
+    return board.rows.find((r: { handle: string }) => r.handle.startsWith(`a${keyId}-`));
+  };
+
+  it('auditStats on an Arena row are the key’s /performance auditStats; leakage_clean follows quote-before-trade', async () => {
+    const careful = await t.newKey(undefined, { agentName: 'Careful', public: true });
+    const hasty = await t.newKey(undefined, { agentName: 'Hasty', public: true });
+    for (let i = 0; i < 2; i += 1) {
+      expect((await post(careful.key, '/api/agent/spot/quote', buy)).statusCode).toBe(200);
+      expect((await order(careful.key)).statusCode).toBe(200);
+    }
+    expect((await order(hasty.key)).statusCode).toBe(200);
+    // five decided trades each, so Track A is not thin
+    for (const keyId of [careful.keyId, hasty.keyId]) await trades(t.testDb.database.db, keyId, 'spot', [10, -5, 10, -5, 10], t.clock.now() - 60_000);
+
+    const row = await rowOf(careful.keyId);
+    expect(row.auditStats).toMatchObject({ quoteCount: 2, writeCount: 2, quoteBeforeTradeRate: 1, runTraceCoverage: 0 });
+    const performance = (await t.app.inject({ url: '/api/agent/performance', headers: bearer(careful.key) })).json();
+    expect({ ...row.auditStats, ledgerEventCount: 0 }).toEqual({ ...performance.auditStats, ledgerEventCount: 0 }); // /performance is itself one more row
+    expect((await rowOf(hasty.keyId)).auditStats).toMatchObject({ quoteCount: 0, writeCount: 1, quoteBeforeTradeRate: 0 });
+
+    const card = async (keyId: number, name: string) => (await t.app.inject({ url: `/api/arena/agents/a${keyId}-${name}/scorecard` })).json().scorecard.metrics.leakage_clean;
+    expect(await card(careful.keyId, 'careful')).toBe(1);
+    expect(await card(hasty.keyId, 'hasty')).toBe(0);
+  });
+
+  it('demo rows have none (house agents keep no ledger)', async () => {
+    const board = (await t.app.inject({ url: '/api/arena?pageSize=50' })).json();
+    for (const r of board.rows) expect(r.auditStats === null).toBe(r.source === 'demo');
+  });
+});
