@@ -97,6 +97,37 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     expect(live.market.price('1')!.asOfMs).toBe(NOW + 60_000);
   });
 
+  it('holds a wild print until a second poll confirms it; an old or earlier cache answer is not a price now', async () => {
+    const live = liveMarket(clock, f);
+    await live.poll();
+    const stamped = (price: number, updatedMs: number) => () => {
+      const rows = fixture('coingecko/markets-ids.json') as { id: string; current_price: number; last_updated: string }[];
+      const btc = rows.find((r) => r.id === 'bitcoin')!;
+      btc.current_price = price;
+      btc.last_updated = new Date(updatedMs).toISOString();
+      return rows;
+    };
+    const pollWith = async (price: number, updatedMs = clock.now() - 5_000) => {
+      clock.advance(60_000);
+      f.routes = [[/&ids=/, stamped(price, updatedMs)], ...liveRoutes()];
+      await live.poll();
+      return live.market.price('1')!;
+    };
+    const normal = await pollWith(97_100);
+    expect(normal).toEqual({ coinId: '1', priceUsd: 97_100, asOfMs: clock.now() });
+    // a tenfold print for one poll: not taken (the price keeps its time, so it turns stale rather than trade)
+    expect(await pollWith(971_000)).toEqual(normal);
+    expect((await pollWith(97_200)).priceUsd).toBe(97_200);
+    expect((await pollWith(1e308)).priceUsd).toBe(97_200);
+    // a real move seen on two polls is taken on the second
+    expect((await pollWith(60_000)).priceUsd).toBe(97_200);
+    expect(await pollWith(60_500)).toEqual({ coinId: '1', priceUsd: 60_500, asOfMs: clock.now() });
+    // an answer updated 3 h ago (another cache edge) or earlier than the one taken: not taken
+    const before = live.market.price('1')!;
+    expect(await pollWith(60_700, clock.now() + 60_000 - 3 * 3_600_000)).toEqual(before);
+    expect(await pollWith(60_700, clock.now() - 130_000)).toEqual(before); // recent (3 min), but before the one taken
+  });
+
   it('a start with the source down serves nothing yet but keeps polling', async () => {
     f.down = true;
     const live = liveMarket(clock, f);

@@ -4,6 +4,7 @@
  * logged, the last good figures stay, their asOfMs stops advancing (freshness turns
  * stale after 120 s) and the next poll tries again.
  */
+import { guardPrice, type PriceGuardState } from '../../domain/price-guard.js';
 import type { Clock } from '../../util/clock.js';
 import type { Coin } from '../coins.js';
 import type { AlternativeMeClient } from './alternative-me.js';
@@ -15,6 +16,8 @@ export const LIVE_SOURCE = 'live:coingecko';
 const FEAR_GREED_EVERY_MS = 10 * 60_000;
 const FIAT_EVERY_MS = 30 * 60_000;
 const COMPACT_EVERY_MS = 6 * 3_600_000;
+/** A row the source last updated longer ago than this is an old cache answer, not a price now. */
+export const MAX_ROW_AGE_MS = 10 * 60_000;
 
 export interface LiveMarketOptions {
   coins: readonly Coin[];
@@ -47,6 +50,8 @@ export class LiveMarket {
   private mapping = new Map<string, string>();
   /** CoinGecko id → the last_updated of the row last taken. */
   private readonly lastUpdated = new Map<string, number>();
+  /** Our coinId → the price guard's state (src/domain/price-guard.ts). */
+  private readonly guards = new Map<string, PriceGuardState>();
   private lastFearGreedMs = Number.NEGATIVE_INFINITY;
   private lastFiatMs = Number.NEGATIVE_INFINITY;
   private lastCompactMs: number;
@@ -132,7 +137,7 @@ export class LiveMarket {
     const mapping = mapCoinGeckoIds(this.options.coins, rows);
     if (mapping.size === 0) throw new Error('no CoinGecko coin matched the coin universe');
     this.mapping = mapping;
-    for (const row of rows) this.take(row, quotes);
+    for (const row of rows) this.take(row, quotes, this.options.clock.now());
     this.log('info', `live market: mapped ${mapping.size} of ${this.options.coins.length} coins to CoinGecko ids`);
   }
 
@@ -140,7 +145,7 @@ export class LiveMarket {
     const ids = [...this.mapping.keys()];
     for (let k = 0; k < ids.length; k += MARKETS_PAGE_SIZE) {
       try {
-        for (const row of await this.options.prices.markets(ids.slice(k, k + MARKETS_PAGE_SIZE))) this.take(row, quotes);
+        for (const row of await this.options.prices.markets(ids.slice(k, k + MARKETS_PAGE_SIZE))) this.take(row, quotes, this.options.clock.now());
       } catch (error) {
         errors.push((error as Error).message); // the other chunks still count
       }
@@ -148,16 +153,27 @@ export class LiveMarket {
   }
 
   /**
-   * A row counts when the source refreshed it since the last poll (its last_updated moved):
-   * a coin the source stopped updating keeps its old asOf and turns stale like a dead source.
+   * A row counts when the source refreshed it since the last poll (its last_updated moved on,
+   * and is recent) and its price is plausible (a large move waits for a second poll): a coin
+   * the source stopped updating, or whose print is held, keeps its old asOf and turns stale
+   * like a dead source.
    */
-  private take(row: CoinGeckoMarketRow, quotes: Record<string, QuoteInput>): void {
+  private take(row: CoinGeckoMarketRow, quotes: Record<string, QuoteInput>, nowMs: number): void {
     const coinId = this.mapping.get(row.id);
     if (coinId === undefined) return;
     if (row.lastUpdatedMs !== null) {
-      if (this.lastUpdated.get(row.id) === row.lastUpdatedMs) return;
-      this.lastUpdated.set(row.id, row.lastUpdatedMs);
+      const previous = this.lastUpdated.get(row.id);
+      // not moved, gone back (another cache edge answered), or old: not a price now
+      if (previous !== undefined && row.lastUpdatedMs <= previous) return;
+      if (row.lastUpdatedMs < nowMs - MAX_ROW_AGE_MS) return;
     }
+    const decision = guardPrice(this.guards.get(coinId) ?? { last: this.market.price(coinId)?.priceUsd ?? null, held: null }, row.quote.priceUsd);
+    this.guards.set(coinId, decision.state);
+    if (!decision.take) {
+      this.log('warn', `live market: ${row.id} at ${row.quote.priceUsd} USD not taken (${decision.reason === 'implausible' ? 'implausible' : `a move from ${decision.state.last} waits for the next poll to confirm it`})`);
+      return;
+    }
+    if (row.lastUpdatedMs !== null) this.lastUpdated.set(row.id, row.lastUpdatedMs);
     quotes[coinId] = row.quote;
   }
 
