@@ -256,8 +256,13 @@ export class PmIngest {
         continue;
       }
       this.lastFetchAt.set(adapter.source, nowMs);
+      const seen = new Set<string>();
       for (const m of snapshot.markets) {
         const key = `${m.source}/${m.slug}`;
+        // a venue that lists a market twice in one answer (pages shift under it): the first counts —
+        // two rows for one key made the whole run's single upsert fail for every venue
+        if (seen.has(key)) continue;
+        seen.add(key);
         const k = known.get(key);
         const due = m.status === 'open' && (k?.lastCaptureAt == null || nowMs - k.lastCaptureAt >= this.captureEveryMs(m.source));
         const row = rowOf(m, k, nowMs, due);

@@ -13,9 +13,9 @@ const fixture = (path: string) => JSON.parse(readFileSync(new URL(`../fixtures/$
 const NOW = Date.UTC(2026, 10, 22, 12);
 
 /** A fetch that serves the recorded responses and fails the venues named in `down`. No network. */
-function recordedFetch(down: Set<string>): typeof fetch {
+function recordedFetch(down: Set<string>, polymarket: unknown = fixture('polymarket/markets.json')): typeof fetch {
   const routes: Record<string, unknown> = {
-    [POLYMARKET_URL]: fixture('polymarket/markets.json'),
+    [POLYMARKET_URL]: polymarket,
     [KALSHI_URL]: fixture('kalshi/markets.json'),
     [MANIFOLD_URL]: fixture('manifold/search-markets.json'),
   };
@@ -55,6 +55,15 @@ describe('live venue adapters (recorded responses)', () => {
     expect(markets[0]!.outcomes.map((o) => o.probability)).toEqual([7.3, 92.7]);
   });
 
+  it('skips a null or non-object row instead of rejecting the whole answer', () => {
+    const poly = fixture('polymarket/markets.json') as unknown[];
+    expect(parsePolymarket([null, 7, ...poly], NOW)).toEqual(parsePolymarket(poly, NOW));
+    const kalshi = fixture('kalshi/markets.json') as { markets: unknown[] };
+    expect(parseKalshi({ ...kalshi, markets: [null, ...kalshi.markets] }, NOW)).toEqual(parseKalshi(kalshi, NOW));
+    const manifold = fixture('manifold/search-markets.json') as unknown[];
+    expect(parseManifold([...manifold, null], NOW)).toEqual(parseManifold(manifold, NOW));
+  });
+
   it('rejects a response of the wrong shape', () => {
     expect(() => parsePolymarket({ error: 'x' }, NOW)).toThrow();
     expect(() => parseKalshi([], NOW)).toThrow();
@@ -89,5 +98,16 @@ describe('ingest with a failing venue', () => {
     expect(Math.max(...last('kalshi'))).toBe(NOW);
     expect(Math.max(...last('polymarket'))).toBe(NOW + 120_000);
     expect(Math.max(...last('rothera'))).toBe(NOW + 120_000);
+  });
+
+  it('a market listed twice in one answer is taken once; the other venues are stored (the run failed for all)', async () => {
+    const poly = fixture('polymarket/markets.json') as unknown[];
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-dup', profile: 'realistic', adapters: liveAdapters(recordedFetch(new Set(), [...poly, poly[0]])) });
+    const at = NOW + 3_600_000;
+    await ingest.run(at);
+    const rows = await loadPmMarkets(t.ctx.database.db);
+    for (const source of ['polymarket', 'kalshi', 'manifold']) {
+      expect(Math.max(...rows.filter((r) => r.source === source).map((r) => r.updatedAt.getTime())), source).toBe(at);
+    }
   });
 });

@@ -10,6 +10,7 @@ export function parseKalshi(body: unknown, nowMs: number): MarketState[] {
   if (!Array.isArray(markets)) throw new Error('kalshi: expected {markets: [...]}');
   const out: MarketState[] = [];
   for (const raw of markets as Record<string, unknown>[]) {
+    if (raw === null || typeof raw !== 'object') continue; // one malformed row costs only itself
     const ticker = typeof raw.ticker === 'string' ? raw.ticker : null;
     const title = typeof raw.title === 'string' ? raw.title : null;
     if (!ticker || !title) continue;

@@ -8,6 +8,7 @@ export function parseManifold(body: unknown, nowMs: number): MarketState[] {
   if (!Array.isArray(body)) throw new Error('manifold: expected an array of markets');
   const out: MarketState[] = [];
   for (const raw of body as Record<string, unknown>[]) {
+    if (raw === null || typeof raw !== 'object') continue; // one malformed row costs only itself
     if (raw.outcomeType !== 'BINARY') continue;
     const p = num(raw.probability);
     const slug = typeof raw.slug === 'string' ? raw.slug : null;

@@ -8,6 +8,7 @@ export function parsePolymarket(body: unknown, nowMs: number): MarketState[] {
   if (!Array.isArray(body)) throw new Error('polymarket: expected an array of markets');
   const out: MarketState[] = [];
   for (const raw of body as Record<string, unknown>[]) {
+    if (raw === null || typeof raw !== 'object') continue; // one malformed row costs only itself
     const names = jsonArray(raw.outcomes).map(String);
     const prices = jsonArray(raw.outcomePrices).map((p) => num(p));
     const slug = typeof raw.slug === 'string' ? raw.slug : null;
