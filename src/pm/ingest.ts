@@ -31,6 +31,10 @@ import { appendSpark, changeOver, leaderIndex, seriesAt, SPARK_WINDOW_MS, type S
 export const BACKFILL_WINDOW_MS = 30 * DAY_MS;
 const DELTAS_TOP = 10;
 const DELTAS_EVERY_MS = 15_000;
+/** A market missing from its venue's list is read on its own at most this often… */
+const LOOKUP_EVERY_MS = 10 * 60_000;
+/** …and at most this many a venue a run (one request each). */
+const LOOKUP_MAX_PER_RUN = 10;
 /** Back-filled capture rows written per ingest run. */
 const BACKFILL_SLICE = 1500;
 /** Native-history captures written per statement during the first run. */
@@ -151,6 +155,8 @@ export class PmIngest {
   private lastDeltasAt: number | null = null;
   private readonly pushed = new Set<string>();
   private pendingCaptures: PmCaptureRow[] = [];
+  /** When each market missing from its venue's list was last looked up on its own. */
+  private readonly lookedUpAt = new Map<string, number>();
 
   constructor(
     private readonly database: Database,
@@ -221,6 +227,21 @@ export class PmIngest {
   }
 
   /** One ingest pass at `nowMs`. */
+  /**
+   * Stored markets of a venue that its list left out this run and that are not settled yet, the
+   * earliest-ending first: each is read on its own at most every LOOKUP_EVERY_MS, LOOKUP_MAX_PER_RUN
+   * a run, so a market that closed or resolved is stored as such and its positions settle.
+   */
+  private toLookUp(source: string, listed: Set<string>, nowMs: number): string[] {
+    const prefix = `${source}/`;
+    const due = [...this.known!.entries()].filter(
+      ([key, k]) => key.startsWith(prefix) && !listed.has(key) && !k.resolved && nowMs - (this.lookedUpAt.get(key) ?? Number.NEGATIVE_INFINITY) >= LOOKUP_EVERY_MS,
+    );
+    const picked = due.sort(([, a], [, b]) => (a.endAtMs ?? Infinity) - (b.endAtMs ?? Infinity)).slice(0, LOOKUP_MAX_PER_RUN);
+    for (const [key] of picked) this.lookedUpAt.set(key, nowMs);
+    return picked.map(([key]) => key.slice(prefix.length));
+  }
+
   async run(nowMs: number): Promise<void> {
     const db = this.database.db;
     if (this.known === null) {
@@ -257,11 +278,11 @@ export class PmIngest {
       }
       this.lastFetchAt.set(adapter.source, nowMs);
       const seen = new Set<string>();
-      for (const m of snapshot.markets) {
+      const take = (m: MarketState) => {
         const key = `${m.source}/${m.slug}`;
         // a venue that lists a market twice in one answer (pages shift under it): the first counts —
         // two rows for one key made the whole run's single upsert fail for every venue
-        if (seen.has(key)) continue;
+        if (seen.has(key)) return;
         seen.add(key);
         const k = known.get(key);
         const due = m.status === 'open' && (k?.lastCaptureAt == null || nowMs - k.lastCaptureAt >= this.captureEveryMs(m.source));
@@ -288,7 +309,9 @@ export class PmIngest {
           cluster: k?.cluster ?? null,
           orientation: k?.orientation ?? null,
         });
-      }
+      };
+      snapshot.markets.forEach(take);
+      if (adapter.lookup) (await adapter.lookup(this.toLookUp(adapter.source, seen, nowMs), nowMs)).forEach(take);
       whales.push(...snapshot.whales);
     }
     await upsertPmMarkets(db, rows);

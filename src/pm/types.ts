@@ -75,4 +75,10 @@ export interface VenueAdapter {
   readonly minPollMs: number;
   /** Markets as of `nowMs` and the large prints made in (sinceMs, nowMs]. */
   fetch(nowMs: number, sinceMs: number): Promise<VenueSnapshot>;
+  /**
+   * The current state of markets its list no longer shows (a live list holds open markets
+   * only: a market that closes or resolves leaves it, and without this its positions were
+   * only ever refunded). Markets that cannot be read are left out.
+   */
+  lookup?(slugs: string[], nowMs: number): Promise<MarketState[]>;
 }

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PmIngest } from '../../src/pm/ingest.js';
-import { KALSHI_URL, parseKalshi } from '../../src/pm/live/kalshi.js';
-import { MANIFOLD_URL, parseManifold } from '../../src/pm/live/manifold.js';
-import { POLYMARKET_URL, parsePolymarket } from '../../src/pm/live/polymarket.js';
+import { KALSHI_URL, kalshiMarketUrl, parseKalshi } from '../../src/pm/live/kalshi.js';
+import { MANIFOLD_URL, manifoldMarketUrl, parseManifold } from '../../src/pm/live/manifold.js';
+import { POLYMARKET_URL, parsePolymarket, polymarketMarketUrl } from '../../src/pm/live/polymarket.js';
 import { liveAdapters } from '../../src/pm/live/index.js';
 import { SimWorld } from '../../src/pm/sim/world.js';
 import { loadPmMarkets, venueHealth } from '../../src/storage/pm-repo.js';
@@ -98,6 +98,47 @@ describe('ingest with a failing venue', () => {
     expect(Math.max(...last('kalshi'))).toBe(NOW);
     expect(Math.max(...last('polymarket'))).toBe(NOW + 120_000);
     expect(Math.max(...last('rothera'))).toBe(NOW + 120_000);
+  });
+
+  it('a market that leaves its venue list is read on its own: stored resolved (its positions can settle), at most every 10 minutes', async () => {
+    const poly = fixture('polymarket/markets.json') as Record<string, unknown>[];
+    const kalshi = fixture('kalshi/markets.json') as { markets: Record<string, unknown>[] };
+    const manifold = fixture('manifold/search-markets.json') as Record<string, unknown>[];
+    const [p0, k0, m0] = [poly[0]!, kalshi.markets[0]!, manifold[0]!];
+    let listed = true;
+    const asked: string[] = [];
+    const resolvedAt = '2026-11-23T15:00:00Z';
+    const routes = (): Record<string, unknown> => ({
+      [POLYMARKET_URL]: listed ? poly : poly.slice(1),
+      [KALSHI_URL]: listed ? kalshi : { ...kalshi, markets: kalshi.markets.slice(1) },
+      [MANIFOLD_URL]: listed ? manifold : manifold.slice(1),
+      // as the venues answer for a single market once it has resolved
+      [polymarketMarketUrl(String(p0.slug))]: [{ ...p0, closed: true, active: false, outcomePrices: '["1", "0"]', closedTime: resolvedAt }],
+      [kalshiMarketUrl(String(k0.ticker).toLowerCase())]: { market: { ...k0, status: 'settled', result: 'no', settlement_time: resolvedAt } },
+      [manifoldMarketUrl(String(m0.slug))]: { ...m0, isResolved: true, resolution: 'YES', resolutionTime: Date.parse(resolvedAt) },
+    });
+    const fetchImpl = (async (input: string | URL | Request) => {
+      const url = String(input);
+      asked.push(url);
+      const body = routes()[url];
+      return body === undefined ? new Response('{}', { status: 404 }) : new Response(JSON.stringify(body), { status: 200 });
+    }) as typeof fetch;
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-lookup', profile: 'realistic', adapters: liveAdapters(fetchImpl) });
+    const at = NOW + 10 * 3_600_000;
+    await ingest.run(at);
+    listed = false;
+    await ingest.run(at + 60_000);
+    const rows = await loadPmMarkets(t.ctx.database.db);
+    const row = (source: string, slug: string) => rows.find((r) => r.source === source && r.slug === slug)!;
+    expect(row('polymarket', String(p0.slug))).toMatchObject({ status: 'closed', resolutionState: 'resolved' });
+    expect(row('kalshi', String(k0.ticker).toLowerCase())).toMatchObject({ status: 'closed', resolutionState: 'resolved', winnerExternalId: `${k0.ticker}:no` });
+    expect(row('manifold', String(m0.slug))).toMatchObject({ status: 'closed', resolutionState: 'resolved' });
+    // settled markets are not asked again; the other markets no list shows (earlier tests' seeds) only every 10 minutes
+    const single = () => asked.filter((u) => !u.includes('?active=') && !u.includes('?status=open') && !u.includes('search-markets')).length;
+    const before = single();
+    await ingest.run(at + 2 * 60_000);
+    expect(single()).toBe(before);
+    expect(asked.filter((u) => u === polymarketMarketUrl(String(p0.slug)))).toHaveLength(1);
   });
 
   it('a market listed twice in one answer is taken once; the other venues are stored (the run failed for all)', async () => {

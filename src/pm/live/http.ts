@@ -1,3 +1,4 @@
+import type { MarketState } from '../types.js';
 /** Shared pieces of the live venue adapters: a JSON GET with a timeout, number parsing. */
 export type FetchLike = typeof fetch;
 
@@ -66,4 +67,25 @@ const COIN_WORDS: [RegExp, string][] = [
 /** Coins a question is directly about, from its text. */
 export function coinsOf(text: string): string[] {
   return COIN_WORDS.filter(([re]) => re.test(text)).map(([, id]) => id);
+}
+
+/** A single-market read waits at most this long (several may follow one list fetch). */
+export const LOOKUP_TIMEOUT_MS = 5_000;
+
+/**
+ * Reads each market on its own (one request each, one at a time); a market that fails is left out
+ * (asked again on a later run), and after two failures the rest wait too: a failing or hanging
+ * venue must not hold the jobs queued behind this one for ten timeouts.
+ */
+export async function lookupEach(slugs: string[], read: (slug: string) => Promise<MarketState[]>): Promise<MarketState[]> {
+  const out: MarketState[] = [];
+  let failures = 0;
+  for (const slug of slugs) {
+    try {
+      out.push(...(await read(slug)).filter((m) => m.slug === slug));
+    } catch {
+      if (++failures >= 2) break;
+    }
+  }
+  return out;
 }

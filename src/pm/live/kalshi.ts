@@ -1,9 +1,12 @@
 /** Kalshi (trade API v2): open markets; prices in cents. */
 import type { MarketState, VenueAdapter } from '../types.js';
-import { categoryOf, coinsOf, getJson, ms, num, type FetchLike } from './http.js';
+import { categoryOf, coinsOf, getJson, lookupEach, LOOKUP_TIMEOUT_MS, ms, num, type FetchLike } from './http.js';
 import { complementPoints } from '../../domain/pm/pricing.js';
 
 export const KALSHI_URL = 'https://api.elections.kalshi.com/trade-api/v2/markets?status=open&limit=200';
+
+/** One market by ticker (our slug is the ticker in lower case), open, closed or settled: `{market}`. */
+export const kalshiMarketUrl = (slug: string) => `https://api.elections.kalshi.com/trade-api/v2/markets/${encodeURIComponent(slug.toUpperCase())}`;
 
 export function parseKalshi(body: unknown, nowMs: number): MarketState[] {
   const markets = (body as { markets?: unknown })?.markets;
@@ -69,5 +72,7 @@ export function kalshiAdapter(fetchImpl: FetchLike): VenueAdapter {
     async fetch(nowMs) {
       return { markets: parseKalshi(await getJson(fetchImpl, KALSHI_URL), nowMs), whales: [] };
     },
+    lookup: (slugs, nowMs) =>
+      lookupEach(slugs, async (slug) => parseKalshi({ markets: [((await getJson(fetchImpl, kalshiMarketUrl(slug), LOOKUP_TIMEOUT_MS)) as { market?: unknown })?.market] }, nowMs)),
   };
 }

@@ -1,8 +1,11 @@
 /** Manifold (public API v0): open binary markets by liquidity; play money (no whale feed). */
 import type { MarketState, VenueAdapter } from '../types.js';
-import { categoryOf, coinsOf, getJson, ms, num, round1, type FetchLike } from './http.js';
+import { categoryOf, coinsOf, getJson, lookupEach, LOOKUP_TIMEOUT_MS, ms, num, round1, type FetchLike } from './http.js';
 
 export const MANIFOLD_URL = 'https://api.manifold.markets/v0/search-markets?term=&filter=open&sort=liquidity&contractType=BINARY&limit=100';
+
+/** One market by slug, open or resolved (a single market object). */
+export const manifoldMarketUrl = (slug: string) => `https://api.manifold.markets/v0/slug/${encodeURIComponent(slug)}`;
 
 export function parseManifold(body: unknown, nowMs: number): MarketState[] {
   if (!Array.isArray(body)) throw new Error('manifold: expected an array of markets');
@@ -62,5 +65,6 @@ export function manifoldAdapter(fetchImpl: FetchLike): VenueAdapter {
     async fetch(nowMs) {
       return { markets: parseManifold(await getJson(fetchImpl, MANIFOLD_URL), nowMs), whales: [] };
     },
+    lookup: (slugs, nowMs) => lookupEach(slugs, async (slug) => parseManifold([await getJson(fetchImpl, manifoldMarketUrl(slug), LOOKUP_TIMEOUT_MS)], nowMs)),
   };
 }

@@ -1,8 +1,11 @@
 /** Polymarket (Gamma markets API): open markets by 24 h volume. */
 import type { MarketState, VenueAdapter } from '../types.js';
-import { categoryOf, coinsOf, getJson, jsonArray, ms, num, round1, type FetchLike } from './http.js';
+import { categoryOf, coinsOf, getJson, jsonArray, lookupEach, LOOKUP_TIMEOUT_MS, ms, num, round1, type FetchLike } from './http.js';
 
 export const POLYMARKET_URL = 'https://gamma-api.polymarket.com/markets?active=true&closed=false&limit=100&order=volume24hr&ascending=false';
+
+/** One market by slug, open or closed (Gamma answers an array). */
+export const polymarketMarketUrl = (slug: string) => `https://gamma-api.polymarket.com/markets?slug=${encodeURIComponent(slug)}`;
 
 export function parsePolymarket(body: unknown, nowMs: number): MarketState[] {
   if (!Array.isArray(body)) throw new Error('polymarket: expected an array of markets');
@@ -64,5 +67,6 @@ export function polymarketAdapter(fetchImpl: FetchLike): VenueAdapter {
     async fetch(nowMs) {
       return { markets: parsePolymarket(await getJson(fetchImpl, POLYMARKET_URL), nowMs), whales: [] };
     },
+    lookup: (slugs, nowMs) => lookupEach(slugs, async (slug) => parsePolymarket(await getJson(fetchImpl, polymarketMarketUrl(slug), LOOKUP_TIMEOUT_MS), nowMs)),
   };
 }
