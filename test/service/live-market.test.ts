@@ -128,6 +128,32 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     expect(await pollWith(60_700, clock.now() - 130_000)).toEqual(before); // recent (3 min), but before the one taken
   });
 
+  it('looks again, hourly, for a coin that had no price on the mapping pages (it stayed unpriced until a restart)', async () => {
+    const unpricedBitcoin = () => {
+      const rows = fixture('coingecko/markets-page-1.json') as { id: string; current_price: number | null }[];
+      rows.find((r) => r.id === 'bitcoin')!.current_price = null;
+      return rows;
+    };
+    f.routes = [[/order=market_cap_desc.*&page=1&/, unpricedBitcoin], ...liveRoutes()];
+    const live = liveMarket(clock, f);
+    await live.poll();
+    expect(live.mappedCoins).toBe(6);
+    expect(live.market.price('1')).toBeNull();
+    f.routes = liveRoutes();
+    clock.advance(60_000);
+    await live.poll();
+    expect(live.market.price('1')).toBeNull(); // not before the hour
+    clock.advance(3_600_000);
+    const fresh = () => (fixture('coingecko/markets-page-1.json') as { last_updated: string }[]).map((r) => ({ ...r, last_updated: new Date(clock.now() - 5_000).toISOString() }));
+    f.routes = [[/order=market_cap_desc.*&page=1&/, fresh], ...liveRoutes()];
+    await live.poll();
+    expect(live.mappedCoins).toBe(7);
+    expect(live.market.price('1')!.asOfMs).toBe(clock.now());
+    clock.advance(60_000);
+    await live.poll();
+    expect(new URL(f.calls.filter((u) => u.includes('&ids=')).at(-1)!).searchParams.get('ids')!.split(',')).toContain('bitcoin');
+  });
+
   it('a start with the source down serves nothing yet but keeps polling', async () => {
     f.down = true;
     const live = liveMarket(clock, f);

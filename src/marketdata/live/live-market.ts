@@ -18,6 +18,8 @@ const FIAT_EVERY_MS = 30 * 60_000;
 const COMPACT_EVERY_MS = 6 * 3_600_000;
 /** A row the source last updated longer ago than this is an old cache answer, not a price now. */
 export const MAX_ROW_AGE_MS = 10 * 60_000;
+/** Coins left unmapped (no usable row on the mapping pages) are looked for again this often. */
+export const REMAP_EVERY_MS = 3_600_000;
 
 export interface LiveMarketOptions {
   coins: readonly Coin[];
@@ -48,6 +50,7 @@ export class LiveMarket {
   readonly market: SampleMarket;
   /** CoinGecko id → our coinId. */
   private mapping = new Map<string, string>();
+  private lastMappedMs = Number.NEGATIVE_INFINITY;
   /** CoinGecko id → the last_updated of the row last taken. */
   private readonly lastUpdated = new Map<string, number>();
   /** Our coinId → the price guard's state (src/domain/price-guard.ts). */
@@ -89,7 +92,9 @@ export class LiveMarket {
     const nowMs = this.options.clock.now();
     const quotes: Record<string, QuoteInput> = {};
     try {
-      if (this.mapping.size === 0) await this.mapIds(quotes);
+      // a coin whose row had no price on the mapping pages was never asked for again until a restart
+      const remap = this.mapping.size < this.options.coins.length && nowMs - this.lastMappedMs >= REMAP_EVERY_MS;
+      if (this.mapping.size === 0 || remap) await this.mapIds(quotes);
       else await this.fetchQuotes(quotes, errors);
     } catch (error) {
       errors.push((error as Error).message);
@@ -132,10 +137,14 @@ export class LiveMarket {
 
   private async mapIds(quotes: Record<string, QuoteInput>): Promise<void> {
     const pages = this.options.mappingPages ?? 4;
+    this.lastMappedMs = this.options.clock.now(); // a failed pass waits its hour too
     const rows = [];
     for (let page = 1; page <= pages; page += 1) rows.push(...(await this.options.prices.marketsPage(page)));
     const mapping = mapCoinGeckoIds(this.options.coins, rows);
-    if (mapping.size === 0) throw new Error('no CoinGecko coin matched the coin universe');
+    if (mapping.size === 0 && this.mapping.size === 0) throw new Error('no CoinGecko coin matched the coin universe');
+    // a coin mapped before keeps its id when its row is missing from this pass
+    const mapped = new Set(mapping.values());
+    for (const [geckoId, coinId] of this.mapping) if (!mapped.has(coinId)) mapping.set(geckoId, coinId);
     this.mapping = mapping;
     for (const row of rows) this.take(row, quotes, this.options.clock.now());
     this.log('info', `live market: mapped ${mapping.size} of ${this.options.coins.length} coins to CoinGecko ids`);
