@@ -149,6 +149,7 @@ export class PmIngest {
   private readonly adapters: VenueAdapter[];
   private known: Map<string, Known> | null = null;
   private lastFetchAt = new Map<string, number>();
+  private readonly lastAttemptAt = new Map<string, number>();
   private lastRunAt: number | null = null;
   private lastMatchSize = -1;
   private lastMatchAt = 0;
@@ -265,8 +266,10 @@ export class PmIngest {
     const whales: WhalePrint[] = [];
     const newlyResolved: MarketState[] = [];
     for (const adapter of this.adapters) {
-      const last = this.lastFetchAt.get(adapter.source);
+      // a failed attempt waits its interval too (a failing venue was asked every run: 4 a minute past a 429)
+      const last = this.lastAttemptAt.get(adapter.source);
       if (last !== undefined && nowMs - last < adapter.minPollMs) continue;
+      this.lastAttemptAt.set(adapter.source, nowMs);
       let snapshot;
       try {
         snapshot = await adapter.fetch(nowMs, this.lastFetchAt.get(adapter.source) ?? since);

@@ -141,6 +141,17 @@ describe('ingest with a failing venue', () => {
     expect(asked.filter((u) => u === polymarketMarketUrl(String(p0.slug)))).toHaveLength(1);
   });
 
+  it('a failing venue is asked once a minute, not on every 15 s run', async () => {
+    const asked: string[] = [];
+    const inner = recordedFetch(new Set(['kalshi']));
+    const counting = (async (input: string | URL | Request) => (asked.push(String(input)), inner(input as string))) as typeof fetch;
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-throttle', profile: 'realistic', adapters: liveAdapters(counting) });
+    const at = NOW + 20 * 3_600_000;
+    for (const dt of [0, 15_000, 30_000, 45_000, 60_000]) await ingest.run(at + dt);
+    expect(asked.filter((u) => u === KALSHI_URL)).toHaveLength(2);
+    expect(asked.filter((u) => u === POLYMARKET_URL)).toHaveLength(2);
+  });
+
   it('a market listed twice in one answer is taken once; the other venues are stored (the run failed for all)', async () => {
     const poly = fixture('polymarket/markets.json') as unknown[];
     const ingest = new PmIngest(t.ctx.database, { seed: 'live-dup', profile: 'realistic', adapters: liveAdapters(recordedFetch(new Set(), [...poly, poly[0]])) });
