@@ -286,6 +286,8 @@ export class PmIngest {
         // a venue that lists a market twice in one answer (pages shift under it): the first counts —
         // two rows for one key made the whole run's single upsert fail for every venue
         if (seen.has(key)) return;
+        // a venue that changed its scale (cents for fractions, a renamed field read as 0..1) is not stored as 170 % or −70 %
+        if (m.outcomes.length === 0 || m.outcomes.some((o) => !(o.probability >= 0 && o.probability <= 100))) return;
         seen.add(key);
         const k = known.get(key);
         const due = m.status === 'open' && (k?.lastCaptureAt == null || nowMs - k.lastCaptureAt >= this.captureEveryMs(m.source));

@@ -64,6 +64,12 @@ describe('live venue adapters (recorded responses)', () => {
     expect(parseManifold([...manifold, null], NOW)).toEqual(parseManifold(manifold, NOW));
   });
 
+  it('reads a time given in seconds as seconds (it was read as ms: 1970, and positions on it voided)', () => {
+    const manifold = fixture('manifold/search-markets.json') as { closeTime: number }[];
+    const inSeconds = manifold.map((m) => ({ ...m, closeTime: Math.floor(m.closeTime / 1000) }));
+    expect(parseManifold(inSeconds, NOW).map((m) => m.endAtMs)).toEqual(parseManifold(manifold, NOW).map((m) => Math.floor(m.endAtMs! / 1000) * 1000));
+  });
+
   it('rejects a response of the wrong shape', () => {
     expect(() => parsePolymarket({ error: 'x' }, NOW)).toThrow();
     expect(() => parseKalshi([], NOW)).toThrow();
@@ -139,6 +145,17 @@ describe('ingest with a failing venue', () => {
     await ingest.run(at + 2 * 60_000);
     expect(single()).toBe(before);
     expect(asked.filter((u) => u === polymarketMarketUrl(String(p0.slug)))).toHaveLength(1);
+  });
+
+  it('does not store a market whose prices are off the 0..100 scale (a venue changed its units)', async () => {
+    const poly = fixture('polymarket/markets.json') as Record<string, unknown>[];
+    const scaled = [{ ...poly[0]!, outcomePrices: '["1.7", "-0.7"]' }, ...poly.slice(1)];
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-scale', profile: 'realistic', adapters: liveAdapters(recordedFetch(new Set(), scaled)) });
+    const at = NOW + 30 * 3_600_000;
+    await ingest.run(at);
+    const rows = (await loadPmMarkets(t.ctx.database.db)).filter((r) => r.source === 'polymarket');
+    expect(rows.find((r) => r.slug === poly[0]!.slug)!.updatedAt.getTime()).toBeLessThan(at);
+    expect(rows.find((r) => r.slug === poly[1]!.slug)!.updatedAt.getTime()).toBe(at);
   });
 
   it('a failing venue is asked once a minute, not on every 15 s run', async () => {

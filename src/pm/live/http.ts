@@ -33,8 +33,11 @@ export function jsonArray(value: unknown): unknown[] {
   return [];
 }
 
+/** Below this a number is a time in seconds, not ms (as ms it would be before 1973). */
+const SECONDS_BELOW = 1e11;
+
 export const ms = (value: unknown): number | null => {
-  if (typeof value === 'number') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? (Math.abs(value) < SECONDS_BELOW ? value * 1000 : value) : null;
   if (typeof value !== 'string' || value === '') return null;
   const t = Date.parse(value);
   return Number.isFinite(t) ? t : null;

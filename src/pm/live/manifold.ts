@@ -19,7 +19,7 @@ export function parseManifold(body: unknown, nowMs: number): MarketState[] {
     if (p === null || !slug || !title) continue;
     const id = String(raw.id);
     const resolved = raw.isResolved === true;
-    const closeAt = num(raw.closeTime);
+    const closeAt = ms(raw.closeTime);
     const res = String(raw.resolution ?? '');
     const yes = round1(p * 100);
     out.push({
@@ -37,7 +37,7 @@ export function parseManifold(body: unknown, nowMs: number): MarketState[] {
       volume: num(raw.volume) ?? 0,
       volume24h: num(raw.volume24Hours) ?? 0,
       liquidity: num(raw.totalLiquidity) ?? 0,
-      startAtMs: num(raw.createdTime),
+      startAtMs: ms(raw.createdTime),
       endAtMs: closeAt,
       status: resolved || (closeAt !== null && closeAt <= nowMs) ? 'closed' : 'open',
       closedAtMs: resolved || (closeAt !== null && closeAt <= nowMs) ? (closeAt ?? nowMs) : null,
