@@ -107,14 +107,8 @@ export async function freezeFinalBoard(db: Queryable, competitionId: number, row
   );
 }
 
-export interface CompetitionChanges {
-  name: string;
-  description: string | null;
-  visibility: 'public' | 'unlisted';
-  featured: boolean;
-  startsAtMs: number;
-  endsAtMs: number;
-}
+/** What an edit may change. */
+export type CompetitionChanges = Omit<NewCompetition, 'slug' | 'createdAtMs'>;
 
 /**
  * Writes an edit decided on `read` (the row as it was read): nothing is written when the row
