@@ -116,7 +116,10 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     const normal = await pollWith(97_100);
     expect(normal).toEqual({ coinId: '1', priceUsd: 97_100, asOfMs: clock.now() });
     // a tenfold print for one poll: not taken (the price keeps its time, so it turns stale rather than trade)
-    expect(await pollWith(971_000)).toEqual(normal);
+    const misprintAt = clock.now() + 60_000 - 5_000;
+    expect(await pollWith(971_000, misprintAt)).toEqual(normal);
+    // the same cached row served again is no second poll confirming it
+    expect(await pollWith(971_000, misprintAt)).toEqual(normal);
     expect((await pollWith(97_200)).priceUsd).toBe(97_200);
     expect((await pollWith(1e308)).priceUsd).toBe(97_200);
     // a real move seen on two polls is taken on the second

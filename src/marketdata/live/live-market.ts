@@ -175,6 +175,8 @@ export class LiveMarket {
       // not moved, gone back (another cache edge answered), or old: not a price now
       if (previous !== undefined && row.lastUpdatedMs <= previous) return;
       if (row.lastUpdatedMs < nowMs - MAX_ROW_AGE_MS) return;
+      // seen, taken or not: the same row served again is not a second poll confirming a held print
+      this.lastUpdated.set(row.id, row.lastUpdatedMs);
     }
     const decision = guardPrice(this.guards.get(coinId) ?? { last: this.market.price(coinId)?.priceUsd ?? null, held: null }, row.quote.priceUsd);
     this.guards.set(coinId, decision.state);
@@ -182,7 +184,6 @@ export class LiveMarket {
       this.log('warn', `live market: ${row.id} at ${row.quote.priceUsd} USD not taken (${decision.reason === 'implausible' ? 'implausible' : `a move from ${decision.state.last} waits for the next poll to confirm it`})`);
       return;
     }
-    if (row.lastUpdatedMs !== null) this.lastUpdated.set(row.id, row.lastUpdatedMs);
     quotes[coinId] = row.quote;
   }
 
