@@ -10,6 +10,7 @@ export const UNKNOWN_PARAM_CODES: Readonly<Record<string, string>> = {
   '/api/admin/keys/:keyId/rotate': 'key_not_found',
   '/api/admin/competitions/:slug': 'competition_not_found',
   '/api/admin/competitions/:slug/entries': 'competition_not_found',
+  '/api/admin/competitions/:slug/entries/:keyId': 'entry_not_found',
   '/api/agent/market/:coinId': 'coin_not_found',
   '/api/agent/market/:coinId/candles': 'coin_not_found',
   '/api/arena/decisions/:decisionUuid': 'decision_not_found',

@@ -217,6 +217,7 @@ export async function enterCompetition(db: Queryable, slug: string, keyId: numbe
   if (key.revokedAt) throw new ApiError(409, 'key_revoked', `key ${keyId} is revoked`, { field: 'body.keyId' });
   if (nowMs >= competition.endsAtMs) throw new ApiError(409, 'competition_ended', `competition ${slug} has ended`);
   const joinedAtMs = await insertEntry(db, competition.id, keyId, nowMs);
+  if (joinedAtMs === null) throw notFound('competition_not_found', `no competition ${slug}`); // deleted meanwhile
   return { slug, keyId, joinedAt: iso(joinedAtMs), public: key.isPublic };
 }
 

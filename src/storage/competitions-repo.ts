@@ -1,5 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Queryable } from './db.js';
+import { sqlStateOf } from './sql-state.js';
+
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export interface CompetitionRow {
   id: number;
@@ -66,17 +69,25 @@ export async function listAllCompetitions(db: Queryable): Promise<CompetitionRow
   return queryRows<CompetitionRow>(db, sql`select ${columns} from competitions c order by c.id`);
 }
 
-/** Enters a key once; entering again keeps the first join time. Returns the join time. */
-export async function insertEntry(db: Queryable, competitionId: number, keyId: number, joinedAtMs: number): Promise<number> {
-  await db.execute(
-    sql`insert into competition_entries (competition_id, key_id, joined_at) values (${competitionId}, ${keyId}, ${iso(joinedAtMs)}::timestamptz)
-        on conflict do nothing`,
-  );
+/**
+ * Enters a key once; entering again keeps the first join time. Returns the join time, or null
+ * when the competition is gone (deleted while this ran).
+ */
+export async function insertEntry(db: Queryable, competitionId: number, keyId: number, joinedAtMs: number): Promise<number | null> {
+  try {
+    await db.execute(
+      sql`insert into competition_entries (competition_id, key_id, joined_at) values (${competitionId}, ${keyId}, ${iso(joinedAtMs)}::timestamptz)
+          on conflict do nothing`,
+    );
+  } catch (error) {
+    if (sqlStateOf(error) === FOREIGN_KEY_VIOLATION) return null;
+    throw error;
+  }
   const [row] = await queryRows<{ at: number }>(
     db,
     sql`select (extract(epoch from joined_at) * 1000)::float8 as at from competition_entries where competition_id = ${competitionId} and key_id = ${keyId}`,
   );
-  return Number(row!.at);
+  return row ? Number(row.at) : null;
 }
 
 export interface EntrantRow {
@@ -111,9 +122,10 @@ export async function freezeFinalBoard(db: Queryable, competitionId: number, row
 export type CompetitionChanges = Omit<NewCompetition, 'slug' | 'createdAtMs'>;
 
 /**
- * Writes an edit decided on `read` (the row as it was read): nothing is written when the row
- * changed since, or when the window moves on a competition that has ended (or, for its start,
- * started) by `nowMs` — the caller reads again and says why. Returns whether it was written.
+ * Writes an edit decided on `read` (the row as it was read): nothing is written when any field
+ * an edit may change moved since the read (another edit), or when the window moves on a
+ * competition that has ended (or, for its start, started) by `nowMs` — the caller reads again and
+ * decides again. Returns whether it was written.
  */
 export async function updateCompetition(db: Queryable, read: CompetitionRow, next: CompetitionChanges, nowMs: number): Promise<boolean> {
   const now = iso(nowMs);
@@ -121,7 +133,9 @@ export async function updateCompetition(db: Queryable, read: CompetitionRow, nex
     db,
     sql`update competitions set name = ${next.name}, description = ${next.description}, visibility = ${next.visibility}, featured = ${next.featured},
           starts_at = ${iso(next.startsAtMs)}::timestamptz, ends_at = ${iso(next.endsAtMs)}::timestamptz
-        where id = ${read.id} and starts_at = ${iso(read.startsAtMs)}::timestamptz and ends_at = ${iso(read.endsAtMs)}::timestamptz
+        where id = ${read.id} and name = ${read.name} and description is not distinct from ${read.description}
+          and visibility = ${read.visibility} and featured = ${read.featured}
+          and starts_at = ${iso(read.startsAtMs)}::timestamptz and ends_at = ${iso(read.endsAtMs)}::timestamptz
           and (ends_at = ${iso(next.endsAtMs)}::timestamptz or ends_at > ${now}::timestamptz)
           and (starts_at = ${iso(next.startsAtMs)}::timestamptz or starts_at > ${now}::timestamptz)
         returning id`,
@@ -140,13 +154,11 @@ export async function deleteEntry(db: Queryable, competitionId: number, keyId: n
   return rows.length > 0;
 }
 
-/** Deletes a competition (and its entries) that has not started by `nowMs`; returns whether it was deleted. */
+/** Deletes a competition (its entries go with it: cascade) that has not started by `nowMs`; returns whether it was deleted. */
 export async function deleteUpcomingCompetition(db: Queryable, competitionId: number, nowMs: number): Promise<boolean> {
   const rows = await queryRows<{ id: number }>(
     db,
-    sql`with gone as (select id from competitions where id = ${competitionId} and starts_at > ${iso(nowMs)}::timestamptz),
-             entries as (delete from competition_entries where competition_id in (select id from gone))
-        delete from competitions where id in (select id from gone) returning id`,
+    sql`delete from competitions where id = ${competitionId} and starts_at > ${iso(nowMs)}::timestamptz returning id`,
   );
   return rows.length > 0;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { trades } from '../support/arena.js';
+import { ensureHouseAgents } from '../../src/services/house-agents.js';
 
 describe('Arena rows and scorecards carry the agent’s public ledger counters', { timeout: 120_000 }, () => {
   let t: TestApp;
@@ -43,7 +44,10 @@ describe('Arena rows and scorecards carry the agent’s public ledger counters',
   });
 
   it('demo rows have none (house agents keep no ledger)', async () => {
+    const db = t.testDb.database.db;
+    for (const house of await ensureHouseAgents(db)) await trades(db, house.keyId, 'spot', [1], t.clock.now() - 60_000);
     const board = (await t.app.inject({ url: '/api/arena?pageSize=50' })).json();
-    for (const r of board.rows) expect(r.auditStats === null).toBe(r.source === 'demo');
+    expect(board.rows.filter((r: { source: string }) => r.source === 'demo').length).toBeGreaterThan(0);
+    for (const r of board.rows) expect(r.auditStats === null, r.handle).toBe(r.source === 'demo');
   });
 });

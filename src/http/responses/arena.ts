@@ -252,7 +252,7 @@ const Scorecard = Type.Object({
     calibration_error: NullNum,
     stop_coverage: Type.Null({ description: 'not computed yet (always null)' }),
     evidence_coverage: Type.Null({ description: 'not computed yet (always null): the ledger counts run and decision ids over all rows, not over writes' }),
-    leakage_clean: Nullable(Int({ minimum: 0, maximum: 1, description: '1 when every write followed a quote of its instrument within 5 min, 0 when one did not, null without writes (runs frozen before 2026-11-28: null)' })),
+    leakage_clean: Nullable(Int({ minimum: 0, maximum: 1, description: '1 when every write followed a quote of its instrument within 5 min, 0 when one did not, null without writes (runs frozen by earlier versions: null)' })),
   }),
   contentHash: Str(),
 });

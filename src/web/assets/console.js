@@ -54,6 +54,7 @@
             $('new-key-value').textContent = rotated.key;
             $('new-key').hidden = false;
             say('Key ' + k.keyId + ' rotated');
+            return load(); // the list shows the new key's prefix
           }, fail);
         }));
         actions.appendChild(document.createTextNode(' '));
