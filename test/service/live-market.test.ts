@@ -157,6 +157,14 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     expect(new URL(f.calls.filter((u) => u.includes('&ids=')).at(-1)!).searchParams.get('ids')!.split(',')).toContain('bitcoin');
   });
 
+  it('does not take a Fear & Greed index published days ago (an old cache answer)', async () => {
+    const live = liveMarket(clock, f);
+    clock.advance(3 * 86_400_000); // the recorded index is from 2026-11-22
+    const result = await live.poll();
+    expect(result.errors.join(' ')).toMatch(/fear & greed: index published 2026-11-22T00:00:00.000Z, too old/);
+    expect(live.market.fearGreed()).toBeNull();
+  });
+
   it('a start with the source down serves nothing yet but keeps polling', async () => {
     f.down = true;
     const live = liveMarket(clock, f);

@@ -92,6 +92,7 @@ describe('alternative.me Fear & Greed', () => {
   it('reads the latest value, its label and its day', () => {
     expect(parseFearGreed(fixture('alternative-me/fng.json'))).toEqual({ fearGreed: { value: 38, label: 'Fear' }, asOfMs: Date.UTC(2026, 10, 22) });
     expect(() => parseFearGreed({ data: [], metadata: { error: 'oops' } })).toThrow(TypeError);
+    for (const value of [null, '', undefined]) expect(() => parseFearGreed({ data: [{ value, value_classification: 'Fear', timestamp: '1795305600' }] }), String(value)).toThrow(TypeError); // was 0, Extreme Fear
     expect(parseFearGreed({ data: [{ value: '80', value_classification: 'Very Greedy', timestamp: 'x' }] }).fearGreed).toEqual({ value: 80, label: 'Extreme Greed' });
   });
 });

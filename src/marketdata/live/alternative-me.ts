@@ -15,7 +15,9 @@ export interface FearGreedReading {
 export function parseFearGreed(json: unknown): FearGreedReading {
   const data = (json as { data?: unknown } | null)?.data;
   const first = Array.isArray(data) ? (data[0] as Record<string, unknown> | undefined) : undefined;
-  const value = Number(first?.value);
+  const raw = first?.value;
+  // Number(null) and Number('') are 0: a missing value is not "Extreme Fear"
+  const value = typeof raw === 'number' || (typeof raw === 'string' && raw.trim() !== '') ? Number(raw) : Number.NaN;
   const fearGreed = first ? toFearGreed(value, typeof first.value_classification === 'string' ? first.value_classification : null) : null;
   if (!fearGreed) throw new TypeError('fng: expected data[0].value 0..100');
   const ts = Number(first!.timestamp);

@@ -14,6 +14,7 @@ import { SampleMarket, type QuoteInput } from './sample-market.js';
 
 export const LIVE_SOURCE = 'live:coingecko';
 const FEAR_GREED_EVERY_MS = 10 * 60_000;
+const MAX_FEAR_GREED_AGE_MS = 2 * 86_400_000;
 const FIAT_EVERY_MS = 30 * 60_000;
 const COMPACT_EVERY_MS = 6 * 3_600_000;
 /** A row the source last updated longer ago than this is an old cache answer, not a price now. */
@@ -102,7 +103,10 @@ export class LiveMarket {
     let fearGreed = null;
     if (nowMs - this.lastFearGreedMs >= FEAR_GREED_EVERY_MS) {
       try {
-        fearGreed = (await this.options.fearGreed.latest()).fearGreed;
+        const reading = await this.options.fearGreed.latest();
+        // the index is daily: one published days ago is an old cache answer, not today's mood
+        if (reading.asOfMs !== null && nowMs - reading.asOfMs > MAX_FEAR_GREED_AGE_MS) throw new Error(`index published ${new Date(reading.asOfMs).toISOString()}, too old`);
+        fearGreed = reading.fearGreed;
         this.lastFearGreedMs = nowMs;
       } catch (error) {
         errors.push(`fear & greed: ${(error as Error).message}`);
