@@ -3,11 +3,13 @@
  * exponential backoff (network errors, timeouts, 429 and 5xx). fetch and sleep are
  * injected so tests answer from recorded files and never wait or touch the network.
  */
+import { readCappedJson } from '../../util/capped-json.js';
 
 export type FetchLike = (url: string, init?: { signal?: AbortSignal; headers?: Record<string, string> }) => Promise<{
   ok: boolean;
   status: number;
   headers: { get(name: string): string | null };
+  body?: ReadableStream<Uint8Array> | null;
   json(): Promise<unknown>;
 }>;
 
@@ -50,7 +52,7 @@ export async function getJson(url: string, options: HttpOptions): Promise<unknow
     let waitMs = options.backoffMs * 2 ** attempt;
     try {
       const response = await options.fetch(url, { signal: AbortSignal.timeout(options.timeoutMs), headers: { accept: 'application/json', ...options.headers } });
-      if (response.ok) return await response.json();
+      if (response.ok) return await readCappedJson(response);
       lastStatus = response.status;
       lastError = `HTTP ${response.status}`;
       if (!retryable(response.status)) break;

@@ -1,4 +1,5 @@
 import type { MarketState } from '../types.js';
+import { readCappedJson } from '../../util/capped-json.js';
 /** Shared pieces of the live venue adapters: a JSON GET with a timeout, number parsing. */
 export type FetchLike = typeof fetch;
 
@@ -8,7 +9,7 @@ export async function getJson(fetchImpl: FetchLike, url: string, timeoutMs = 10_
   try {
     const res = await fetchImpl(url, { headers: { accept: 'application/json', 'user-agent': 'paper-arena/1 (+research data ingest)' }, signal: controller.signal });
     if (!res.ok) throw new Error(`${new URL(url).host} answered ${res.status}`);
-    return await res.json();
+    return await readCappedJson(res);
   } finally {
     clearTimeout(timer);
   }
