@@ -58,6 +58,11 @@ export interface Board {
   window: BoardWindow;
   spec: WindowSpec;
   entries: BoardEntry[];
+  /**
+   * House agents not listed because they stepped aside: still public agents, so their profiles
+   * answer, ranked after every listed row.
+   */
+  aside: BoardEntry[];
   rankOf: Map<number, number>;
   key: string;
   /** `demo` while only house agents are listed (src/arena/house/board-rule.ts). */
@@ -182,8 +187,9 @@ export class ArenaBoards {
     const house = await houseKeyIds(this.db);
     const everyone = await loadAllTimeAgents(this.db);
     const live = everyone.filter((a) => !house.has(a.keyId));
-    const showHouse = this.options.houseAgents !== false && !houseStepsAside(live.map((a) => decidedOf(totalOf(a.venues))));
-    const agents = showHouse ? everyone : live;
+    const houseOn = this.options.houseAgents !== false;
+    const showHouse = houseOn && !houseStepsAside(live.map((a) => decidedOf(totalOf(a.venues))));
+    const agents = houseOn ? everyone : live;
     const earliest = agents.reduce<number | null>(
       (min, a) => (a.firstTradeAtMs !== null && (min === null || a.firstTradeAtMs < min) ? a.firstTradeAtMs : min),
       null,
@@ -207,10 +213,12 @@ export class ArenaBoards {
     // qualified agents first, house or not (contract §3: below 5 decided trades sorts after every qualified agent);
     // within each group demo rows after live ones
     entries.sort((a, b) => Number(b.qualified) - Number(a.qualified) || Number(a.demo) - Number(b.demo) || compareRankable(rankable(a), rankable(b)));
+    const listed = showHouse ? entries : entries.filter((e) => !e.demo);
+    const aside = showHouse ? [] : entries.filter((e) => e.demo);
     const rankOf = new Map<number, number>();
-    entries.forEach((e, i) => rankOf.set(e.agent.keyId, i + 1));
-    const demoCount = entries.filter((e) => e.demo).length;
-    return { window, spec, entries, rankOf, key, source: boardSource(entries.length - demoCount, demoCount) };
+    [...listed, ...aside].forEach((e, i) => rankOf.set(e.agent.keyId, i + 1));
+    const demoCount = listed.filter((e) => e.demo).length;
+    return { window, spec, entries: listed, aside, rankOf, key, source: boardSource(listed.length - demoCount, demoCount) };
   }
 
   /**
@@ -267,7 +275,7 @@ export class ArenaBoards {
   async profile(keyId: number, handle: string) {
     const board = await this.board('all');
     const rank = board.rankOf.get(keyId);
-    const entry = rank === undefined ? undefined : board.entries[rank - 1];
+    const entry = rank === undefined ? undefined : (board.entries[rank - 1] ?? board.aside[rank - 1 - board.entries.length]);
     if (!entry || entry.handle !== handle) return null;
     const cacheKey = `${board.key}|agent:${keyId}|${Math.floor(this.clock.now() / 60_000)}`;
     let rows = this.pages.get(cacheKey);

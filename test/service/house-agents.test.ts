@@ -204,7 +204,7 @@ describe('house agents step aside once live agents qualify', () => {
   });
   afterAll(() => t.close());
 
-  it(`rank after live rows of the same qualification, and no house row once ${HOUSE_STEP_ASIDE_LIVE_AGENTS} live agents have 5 decided trades`, async () => {
+  it(`rank after live rows of the same qualification, and no house row listed once ${HOUSE_STEP_ASIDE_LIVE_AGENTS} live agents have 5 decided trades`, async () => {
     const db = t.testDb.database.db;
     const now = t.clock.now();
     const house = await ensureHouseAgents(db);
@@ -235,7 +235,12 @@ describe('house agents step aside once live agents qualify', () => {
     b = await board();
     expect(b).toMatchObject({ total: 3, source: 'live' });
     expect(b.rows.every((r: { source: string }) => r.source === 'live')).toBe(true);
+    // stepped aside, still public agents: their profiles answer (404 is for unknown or non-public agents, contract §7),
+    // ranked after every listed row, as their scorecards and dataset rows still are
     const h = house[0]!;
-    expect((await t.app.inject({ url: `/api/arena/a${h.keyId}-${h.strategy}-house` })).statusCode).toBe(404);
+    const profile = await t.app.inject({ url: `/api/arena/a${h.keyId}-${h.strategy}-house` });
+    expect(profile.statusCode).toBe(200);
+    expect(profile.json().agent).toMatchObject({ source: 'demo', handle: `a${h.keyId}-${h.strategy}-house` });
+    expect(profile.json().agent.rank).toBeGreaterThan(3);
   });
 });

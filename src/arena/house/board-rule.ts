@@ -6,7 +6,8 @@
  *   the same qualification: a qualified house agent ranks above a live agent below 5 decided
  *   trades (contract §3), never above a qualified one (rankDelta is null on demo rows).
  * - They step aside once HOUSE_STEP_ASIDE_LIVE_AGENTS live agents each have at least
- *   QUALIFICATION_DECIDED_TRADES decided trades all-time: from then on no house row is listed.
+ *   QUALIFICATION_DECIDED_TRADES decided trades all-time: from then on no house row is listed
+ *   (their profiles still answer, ranked after every listed row: they stay public agents).
  * - The board's `source` is `demo` while every listed row is a house agent, else `live`.
  */
 import { QUALIFICATION_DECIDED_TRADES } from '../ranking.js';
