@@ -23,7 +23,7 @@ import { matchMarkets } from './matching.js';
 import { DAY_MS, HOUR_MS } from './sim/questions.js';
 import type { CoinPrices } from './sim/coin-prices.js';
 import { SimWorld, type CapturePoint, type SimProfile } from './sim/world.js';
-import type { MarketState, VenueAdapter, WhalePrint } from './types.js';
+import type { MarketState, VenueAdapter, VenueSnapshot, WhalePrint } from './types.js';
 import { isMoneyVenue, venueById } from './venues.js';
 import { whaleItem } from './views.js';
 import { appendSpark, changeOver, leaderIndex, seriesAt, SPARK_WINDOW_MS, type SparkEntry } from './spark.js';
@@ -265,20 +265,33 @@ export class PmIngest {
     const captures: PmCaptureRow[] = [];
     const whales: WhalePrint[] = [];
     const newlyResolved: MarketState[] = [];
-    for (const adapter of this.adapters) {
-      // a failed attempt waits its interval too (a failing venue was asked every run: 4 a minute past a 429)
+    // a failed attempt waits its interval too (a failing venue was asked every run: 4 a minute past a 429)
+    const due = this.adapters.filter((adapter) => {
       const last = this.lastAttemptAt.get(adapter.source);
-      if (last !== undefined && nowMs - last < adapter.minPollMs) continue;
-      this.lastAttemptAt.set(adapter.source, nowMs);
-      let snapshot;
-      try {
-        snapshot = await adapter.fetch(nowMs, this.lastFetchAt.get(adapter.source) ?? since);
-        await recordVenueAttempt(db, adapter.source, adapter.mode, nowMs, null);
-      } catch (error) {
+      return last === undefined || nowMs - last >= adapter.minPollMs;
+    });
+    for (const adapter of due) this.lastAttemptAt.set(adapter.source, nowMs);
+    const ask = (adapter: VenueAdapter): Promise<PromiseSettledResult<VenueSnapshot>> =>
+      Promise.resolve()
+        .then(() => adapter.fetch(nowMs, this.lastFetchAt.get(adapter.source) ?? since))
+        .then(
+        (value) => ({ status: 'fulfilled', value }),
+        (reason: unknown) => ({ status: 'rejected', reason }),
+      );
+    // live venues are asked at once: one hanging venue costs one timeout, not one each (the jobs
+    // queued behind this one — liquidations, matching — waited for all of them in turn); simulated
+    // ones are computed in turn, as before, so requests get the event loop between them
+    const asked = new Map(due.filter((a) => a.mode === 'live').map((a) => [a, ask(a)] as const));
+    for (const adapter of due) {
+      const answer = await (asked.get(adapter) ?? ask(adapter));
+      if (answer.status === 'rejected') {
         // A failing venue only ages its own freshness; the others carry on.
-        await recordVenueAttempt(db, adapter.source, adapter.mode, nowMs, String((error as Error).message ?? error).slice(0, 300));
+        const error = answer.reason as Error;
+        await recordVenueAttempt(db, adapter.source, adapter.mode, nowMs, String(error?.message ?? error).slice(0, 300));
         continue;
       }
+      const snapshot = answer.value;
+      await recordVenueAttempt(db, adapter.source, adapter.mode, nowMs, null);
       this.lastFetchAt.set(adapter.source, nowMs);
       const seen = new Set<string>();
       const take = (m: MarketState) => {

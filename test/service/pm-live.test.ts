@@ -158,6 +158,25 @@ describe('ingest with a failing venue', () => {
     expect(rows.find((r) => r.slug === poly[1]!.slug)!.updatedAt.getTime()).toBe(at);
   });
 
+  it('asks the live venues at once: a hanging venue costs one timeout, not one each (they were asked in turn)', async () => {
+    // each answers only once all three have been asked: asked in turn, the first would wait for good
+    const started: string[] = [];
+    let release!: () => void;
+    const allAsked = new Promise<void>((resolve) => (release = resolve));
+    const adapters = liveAdapters(recordedFetch(new Set())).map((a) => ({
+      ...a,
+      async fetch(nowMs: number, sinceMs: number) {
+        started.push(a.source);
+        if (started.length === 3) release();
+        await allAsked;
+        return a.fetch(nowMs, sinceMs);
+      },
+    }));
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-together', profile: 'realistic', adapters });
+    await ingest.run(NOW + 40 * 3_600_000);
+    expect(started.sort()).toEqual(['kalshi', 'manifold', 'polymarket']);
+  });
+
   it('a failing venue is asked once a minute, not on every 15 s run', async () => {
     const asked: string[] = [];
     const inner = recordedFetch(new Set(['kalshi']));
