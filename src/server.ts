@@ -38,7 +38,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   const progress = startupProgress(say);
   const pgliteDir = pgliteDirFor(config.dataDir);
   // on PostgreSQL the connections carry this process's market settings (src/services/market-identity.ts)
-  const identity = config.databaseUrl ? marketIdentity(config, loadCoins(config.coinsFile)) : null;
+  const coins = loadCoins(config.coinsFile);
+  const identity = config.databaseUrl ? marketIdentity(config, coins) : null;
   const name = identity ? processName(role, identity) : undefined;
   // The database opens while the simulated market back-fills (a first PGlite start creates its files in a child process).
   const opening = (async () => {
@@ -59,7 +60,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
   // processes sharing PostgreSQL must serve one market: checked before this one writes any of it
   if (identity && name) await claimMarketIdentity((await opening).db, identity, name);
-  const source = await startMarketSource(config, opening, progress);
+  const source = await startMarketSource(config, opening, progress, coins);
   const database = await opening;
   const priced = source.market.coins().filter((c) => source.market.quote(c.coinId) !== null).length;
   // live mode offline said "serving prices" with none: say so, and what waits for them

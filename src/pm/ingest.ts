@@ -227,7 +227,6 @@ export class PmIngest {
     return this.pendingCaptures.length;
   }
 
-  /** One ingest pass at `nowMs`. */
   /**
    * Stored markets of a venue that its list left out this run and that are not settled yet, the
    * earliest-ending first: each is read on its own at most every LOOKUP_EVERY_MS, LOOKUP_MAX_PER_RUN
@@ -243,6 +242,7 @@ export class PmIngest {
     return picked.map(([key]) => key.slice(prefix.length));
   }
 
+  /** One ingest pass at `nowMs`. */
   async run(nowMs: number): Promise<void> {
     const db = this.database.db;
     if (this.known === null) {
@@ -275,9 +275,9 @@ export class PmIngest {
       Promise.resolve()
         .then(() => adapter.fetch(nowMs, this.lastFetchAt.get(adapter.source) ?? since))
         .then(
-        (value) => ({ status: 'fulfilled', value }),
-        (reason: unknown) => ({ status: 'rejected', reason }),
-      );
+          (value) => ({ status: 'fulfilled', value }),
+          (reason: unknown) => ({ status: 'rejected', reason }),
+        );
     // live venues are asked at once: one hanging venue costs one timeout, not one each (the jobs
     // queued behind this one — liquidations, matching — waited for all of them in turn); simulated
     // ones are computed in turn, as before, so requests get the event loop between them

@@ -182,18 +182,20 @@ export async function editCompetition(db: Queryable, slug: string, input: EditCo
     const visibility = input.visibility ? storedVisibility(input.visibility) : { visibility: current.visibility, featured: current.featured };
     const next = { name: input.title ?? current.name, description: input.description !== undefined ? input.description : current.description, ...visibility, startsAtMs, endsAtMs };
     if (await updateCompetition(db, current, next, nowMs)) return competitionMeta(await competitionOr404(db, slug), nowMs);
-    // another edit moved the window between the read and the write: decide again on what it left
+    // another edit changed the competition between the read and the write: decide again on what it left
     if (attempt >= 2) throw new ApiError(409, 'competition_changed', `competition ${slug} changed while it was edited; try again`);
   }
 }
 
 /** Owner action: takes a key out of a competition that has not ended (its board then leaves it out). */
 export async function removeCompetitionEntry(db: Queryable, slug: string, keyId: number, nowMs: number) {
+  const refuseEnded = (c: CompetitionRow) => {
+    if (nowMs >= c.endsAtMs) throw new ApiError(409, 'competition_ended', `competition ${slug} has ended; its entries are final`);
+  };
   const competition = await competitionOr404(db, slug);
-  if (nowMs >= competition.endsAtMs) throw new ApiError(409, 'competition_ended', `competition ${slug} has ended; its entries are final`);
+  refuseEnded(competition);
   if (!(await deleteEntry(db, competition.id, keyId, nowMs))) {
-    const again = await competitionOr404(db, slug);
-    if (nowMs >= again.endsAtMs) throw new ApiError(409, 'competition_ended', `competition ${slug} has ended; its entries are final`);
+    refuseEnded(await competitionOr404(db, slug)); // its end moved meanwhile
     throw notFound('entry_not_found', `key ${keyId} is not entered in ${slug}`);
   }
   return { slug, keyId, removedAt: iso(nowMs) };

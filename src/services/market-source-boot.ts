@@ -42,8 +42,12 @@ const NEWS_POLL_MS = 5 * 60_000;
  * `database` may still be opening (a first start creates PGlite's files meanwhile): the
  * simulated market back-fills its history in the meantime.
  */
-export async function startMarketSource(config: Config, opening: Database | Promise<Database>, say: (line: string) => void): Promise<RunningMarketSource> {
-  const coins = loadCoins(config.coinsFile);
+export async function startMarketSource(
+  config: Config,
+  opening: Database | Promise<Database>,
+  say: (line: string) => void,
+  coins: Coin[] = loadCoins(config.coinsFile),
+): Promise<RunningMarketSource> {
   const mode = config.marketData;
   if (mode.kind === 'live') return startLive(config, await opening, coins, say);
   if (mode.kind === 'replay') return startReplay(config, await opening, coins, mode.file, say);

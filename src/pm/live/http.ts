@@ -1,6 +1,7 @@
+/** Shared pieces of the live venue adapters: a JSON GET with a timeout, number parsing. */
 import type { MarketState } from '../types.js';
 import { readCappedJson } from '../../util/capped-json.js';
-/** Shared pieces of the live venue adapters: a JSON GET with a timeout, number parsing. */
+
 export type FetchLike = typeof fetch;
 
 export async function getJson(fetchImpl: FetchLike, url: string, timeoutMs = 10_000): Promise<unknown> {

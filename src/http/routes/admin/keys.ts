@@ -161,8 +161,9 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        const existing = await keyOr404(request.params.keyId);
-        const rotated = existing.revokedAt ? null : await rotateKey(db, request.params.keyId);
+        await keyOr404(request.params.keyId);
+        // null for a revoked key: the write itself refuses one
+        const rotated = await rotateKey(db, request.params.keyId);
         if (!rotated) throw new ApiError(409, 'key_revoked', `key ${request.params.keyId} is revoked`);
         ctx.keyCache.evictKey(request.params.keyId);
         return rotated;
