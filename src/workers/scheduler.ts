@@ -41,12 +41,15 @@ export interface SchedulerLog {
 
 /**
  * Runs each job every `intervalMs` of the injected clock, only while this process leads
- * that job. `runDue()` is the whole step, so tests drive it with a manual clock.
+ * that job; each job runs on its own (never beside itself, never waiting for another).
+ * `runDue()` is the whole step, so tests drive it with a manual clock.
  */
 export class Scheduler {
   private readonly nextAt = new Map<string, number>();
-  /** The tick under way (or the last one): ticks never overlap, and stop() waits for it. */
-  private tick: Promise<unknown> = Promise.resolve();
+  /** The pass under way (or the last one): passes never overlap, and stop() waits for it. */
+  private pass: Promise<unknown> = Promise.resolve();
+  /** Each job's run under way: a job never overlaps itself; stop() waits for every one. */
+  private readonly running = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -59,38 +62,54 @@ export class Scheduler {
     private readonly schedule?: JobScheduleStore,
   ) {}
 
-  /** Runs every due job this process leads; returns the names of the jobs it ran. */
-  runDue(): Promise<string[]> {
-    const step = this.tick.then(() => this.step());
-    this.tick = step.catch(() => undefined);
-    return step;
+  /**
+   * Runs every due job this process leads and waits for them; returns the names of the jobs it
+   * started. A job still running from an earlier pass is not started again (nor waited for).
+   */
+  async runDue(): Promise<string[]> {
+    const started = await this.queuePass(() => this.startDue());
+    await Promise.all(started.map((s) => s.done));
+    return started.map((s) => s.name);
   }
 
   /**
-   * Runs one job now if this process leads it (in turn with the ticks), then on its interval:
-   * start-up uses it to load data before the first regular tick. True when it ran.
+   * Runs one job now if this process leads it and it is due by the shared schedule, then on its
+   * interval: start-up uses it to load data before the first regular tick. True when it ran;
+   * rejects with the job's error when the run failed.
    */
-  runNow(name: string): Promise<boolean> {
-    const step = this.tick.then(async () => {
+  async runNow(name: string): Promise<boolean> {
+    const run = await this.queuePass(async () => {
       const job = this.jobs.find((j) => j.name === name);
-      if (!job || this.stopped || !(await this.leadership.tryLead(job.name))) return false;
+      if (!job || this.stopped || this.running.has(job.name) || !(await this.leadership.tryLead(job.name))) return null;
       const now = this.clock.now();
-      this.nextAt.set(job.name, now + job.intervalMs);
-      await job.run(now);
-      return true;
+      const sharedNext = await this.sharedNextAt(job, now);
+      if (sharedNext > now) {
+        this.nextAt.set(job.name, sharedNext);
+        return null;
+      }
+      // wrapped: an async function returning the run itself would wait for it inside the pass
+      return { done: this.launch(job, now) };
     });
-    this.tick = step.catch(() => undefined);
-    return step;
+    if (!run) return false;
+    await run.done;
+    return true;
   }
 
-  private async step(): Promise<string[]> {
-    const ran: string[] = [];
+  /** Passes (due checks, leadership, shared schedule) never overlap; the runs they start do. */
+  private queuePass<T>(pass: () => Promise<T>): Promise<T> {
+    const result = this.pass.then(pass);
+    this.pass = result.catch(() => undefined);
+    return result;
+  }
+
+  private async startDue(): Promise<Array<{ name: string; done: Promise<unknown> }>> {
+    const started: Array<{ name: string; done: Promise<unknown> }> = [];
     for (const job of this.jobs) {
-      // Requests that arrived meanwhile go first: due jobs never run back to back in one stretch.
+      // Requests that arrived meanwhile go first: due jobs never start back to back in one stretch.
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (this.stopped) break;
       const now = this.clock.now();
-      if (now < (this.nextAt.get(job.name) ?? 0)) {
+      if (this.running.has(job.name) || now < (this.nextAt.get(job.name) ?? 0)) {
         // the gauge of a job not due follows what this process knows: a lost session, found by any
         // job, shows at once (it said "leading" until this job next came due — up to 6 h)
         this.observer?.leading(job.name, this.leadership.leads(job.name));
@@ -112,21 +131,35 @@ export class Scheduler {
         this.nextAt.set(job.name, sharedNext);
         continue;
       }
-      const dueAtMs = this.nextAt.get(job.name) ?? now;
-      this.nextAt.set(job.name, now + job.intervalMs);
+      // a failed run is logged and observed by launch; the pass only waits for it to end
+      started.push({ name: job.name, done: this.launch(job, now).catch(() => undefined) });
+    }
+    return started;
+  }
+
+  /**
+   * Starts one run, on its own: a slow job (a venue that hangs until its timeout, a scorecard
+   * pass over every agent) holds neither the others nor the next pass — liquidations and the
+   * resting-order matcher keep their cadence. Resolves when the run ends; rejects if it failed.
+   */
+  private launch(job: Job, now: number): Promise<void> {
+    const dueAtMs = this.nextAt.get(job.name) ?? now;
+    this.nextAt.set(job.name, now + job.intervalMs);
+    const run = (async () => {
       await this.recordStart(job, now);
-      let ok = true;
       try {
         // Inside the try, a job that throws before returning its promise is caught too.
         await job.run(now);
       } catch (error) {
-        ok = false;
         this.log?.warn({ err: error, job: job.name }, 'job failed');
+        this.observer?.ran({ job: job.name, dueAtMs, startedAtMs: now, durationMs: this.clock.now() - now, ok: false });
+        throw error;
       }
-      this.observer?.ran({ job: job.name, dueAtMs, startedAtMs: now, durationMs: this.clock.now() - now, ok });
-      ran.push(job.name);
-    }
-    return ran;
+      this.observer?.ran({ job: job.name, dueAtMs, startedAtMs: now, durationMs: this.clock.now() - now, ok: true });
+    })();
+    const tracked = run.catch(() => undefined).finally(() => this.running.delete(job.name));
+    this.running.set(job.name, tracked);
+    return run;
   }
 
   /** When a job that keeps its schedule is next due by its last start anywhere (0: now, or unknown). */
@@ -155,9 +188,10 @@ export class Scheduler {
     if (this.timer || this.stopped) return;
     let busy = false;
     this.timer = setInterval(() => {
+      // waits for the pass only, not for the runs it started
       if (busy) return;
       busy = true;
-      void this.runDue()
+      void this.queuePass(() => this.startDue())
         .catch(() => undefined)
         .finally(() => {
           busy = false;
@@ -167,14 +201,15 @@ export class Scheduler {
   }
 
   /**
-   * Stops ticking, waits for the tick under way (a running job, or a leadership check that
-   * may be taking a lock), and only then gives up leadership, so no lock outlives the stop.
+   * Stops ticking, waits for the pass under way (a leadership check may be taking a lock) and
+   * every running job, and only then gives up leadership, so no lock outlives the stop.
    */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.tick;
+    await this.pass;
+    await Promise.all(this.running.values());
     await this.leadership.release();
   }
 }

@@ -184,6 +184,57 @@ describe('Scheduler (one process)', () => {
     expect(events).toEqual(['tryLead', 'lead taken', 'released', 'stopped']);
   });
 
+  it('a slow job holds neither the other jobs nor later passes, and never runs beside itself', async () => {
+    const clock = new ManualClock(START);
+    const gate = deferred();
+    let slowRuns = 0;
+    // a venue that hangs until its timeout: liquidations and matching must keep their cadence
+    const hanging: Job = {
+      name: 'hanging',
+      intervalMs: 10_000,
+      async run() {
+        slowRuns += 1;
+        await gate.promise;
+      },
+    };
+    const risk = countingJob('risk', 10_000);
+    const scheduler = new Scheduler([hanging, risk], new SoleLeadership(), clock);
+    scheduler.start(5);
+    await vi.waitFor(() => expect(risk.runs).toHaveLength(1), { timeout: 2_000, interval: 5 });
+    for (let i = 2; i <= 4; i += 1) {
+      clock.advance(10_000);
+      await vi.waitFor(() => expect(risk.runs).toHaveLength(i), { timeout: 2_000, interval: 5 });
+    }
+    expect(slowRuns).toBe(1);
+
+    let stopped = false;
+    const stopping = scheduler.stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stopped).toBe(false); // stop() waits for the hanging run too
+    gate.resolve();
+    await stopping;
+    expect(slowRuns).toBe(1);
+  });
+
+  it('runNow runs a job at once and puts it on its interval; a failed run rejects and is logged', async () => {
+    const clock = new ManualClock(START);
+    const warn = vi.fn();
+    const job = countingJob('first-ingest');
+    const failing: Job = { name: 'fails', intervalMs: MINUTE_MS, run: () => Promise.reject(new Error('venue down')) };
+    const scheduler = new Scheduler([job, failing], new SoleLeadership(), clock, { warn });
+    expect(await scheduler.runNow('first-ingest')).toBe(true);
+    expect(await scheduler.runNow('unknown')).toBe(false);
+    await expect(scheduler.runNow('fails')).rejects.toThrow('venue down');
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ job: 'fails' }), 'job failed');
+    expect(await scheduler.runDue()).toEqual([]);
+    clock.advance(MINUTE_MS);
+    expect(await scheduler.runDue()).toEqual(['first-ingest', 'fails']);
+    expect(job.runs).toEqual([START, START + MINUTE_MS]);
+    await scheduler.stop();
+  });
+
   it('start() ticks on a timer until stop()', async () => {
     const clock = new ManualClock(START);
     const job = countingJob('ticked', 1);
@@ -237,6 +288,26 @@ describe('Jobs that keep their schedule (restarts on one database)', () => {
     clock.advance(HOUR_MS - 1);
     expect(await third.scheduler.runDue()).toEqual(['restart-minutely']);
     await third.scheduler.stop();
+  });
+
+  it('runNow keeps the shared schedule too: a job started elsewhere within its interval waits', async () => {
+    const store = databaseJobSchedule(testDb.database.db);
+    const clock = new ManualClock(START);
+    const hourly = () => ({ ...countingJob('runnow-hourly', HOUR_MS), keepsSchedule: true });
+    const first = hourly();
+    const a = new Scheduler([first], new SoleLeadership(), clock, undefined, undefined, store);
+    expect(await a.runNow('runnow-hourly')).toBe(true);
+    await a.stop();
+
+    clock.advance(MINUTE_MS);
+    const second = hourly();
+    const b = new Scheduler([second], new SoleLeadership(), clock, undefined, undefined, store);
+    expect(await b.runNow('runnow-hourly')).toBe(false);
+    expect(second.runs).toEqual([]);
+    clock.advance(HOUR_MS - MINUTE_MS);
+    expect(await b.runDue()).toEqual(['runnow-hourly']);
+    expect(second.runs).toEqual([START + HOUR_MS]);
+    await b.stop();
   });
 
   it('runs the job when the shared schedule cannot be read, and says so', async () => {
