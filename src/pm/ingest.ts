@@ -229,17 +229,22 @@ export class PmIngest {
 
   /**
    * Stored markets of a venue that its list left out this run and that are not settled yet, the
-   * earliest-ending first: each is read on its own at most every LOOKUP_EVERY_MS, LOOKUP_MAX_PER_RUN
-   * a run, so a market that closed or resolved is stored as such and its positions settle.
+   * earliest-ending first: each is read on its own at most every LOOKUP_EVERY_MS (counted from when
+   * it was asked), LOOKUP_MAX_PER_RUN a run, so a market that closed or resolved is stored as such
+   * and its positions settle.
    */
-  private toLookUp(source: string, listed: Set<string>, nowMs: number): string[] {
+  private async lookUp(source: string, lookup: NonNullable<VenueAdapter['lookup']>, listed: Set<string>, nowMs: number): Promise<MarketState[]> {
     const prefix = `${source}/`;
     const due = [...this.known!.entries()].filter(
       ([key, k]) => key.startsWith(prefix) && !listed.has(key) && !k.resolved && nowMs - (this.lookedUpAt.get(key) ?? Number.NEGATIVE_INFINITY) >= LOOKUP_EVERY_MS,
     );
     const picked = due.sort(([, a], [, b]) => (a.endAtMs ?? Infinity) - (b.endAtMs ?? Infinity)).slice(0, LOOKUP_MAX_PER_RUN);
-    for (const [key] of picked) this.lookedUpAt.set(key, nowMs);
-    return picked.map(([key]) => key.slice(prefix.length));
+    const { markets, asked } = await lookup(
+      picked.map(([key]) => key.slice(prefix.length)),
+      nowMs,
+    );
+    for (const slug of asked) this.lookedUpAt.set(prefix + slug, nowMs);
+    return markets;
   }
 
   /** One ingest pass at `nowMs`. */
@@ -329,7 +334,7 @@ export class PmIngest {
         });
       };
       snapshot.markets.forEach(take);
-      if (adapter.lookup) (await adapter.lookup(this.toLookUp(adapter.source, seen, nowMs), nowMs)).forEach(take);
+      if (adapter.lookup) (await this.lookUp(adapter.source, adapter.lookup, seen, nowMs)).forEach(take);
       whales.push(...snapshot.whales);
     }
     await upsertPmMarkets(db, rows);

@@ -78,7 +78,13 @@ export interface VenueAdapter {
   /**
    * The current state of markets its list no longer shows (a live list holds open markets
    * only: a market that closes or resolves leaves it, and without this its positions were
-   * only ever refunded). Markets that cannot be read are left out.
+   * only ever refunded). Markets that cannot be read are left out; `asked` names the slugs it
+   * asked for (those it did not ask are asked on the next run, not after the usual wait).
    */
-  lookup?(slugs: string[], nowMs: number): Promise<MarketState[]>;
+  lookup?(slugs: string[], nowMs: number): Promise<LookupResult>;
+}
+
+export interface LookupResult {
+  markets: MarketState[];
+  asked: string[];
 }

@@ -198,4 +198,31 @@ describe('ingest with a failing venue', () => {
       expect(Math.max(...rows.filter((r) => r.source === source).map((r) => r.updatedAt.getTime())), source).toBe(at);
     }
   });
+
+  it('a lookup cut short by two failures leaves the markets it did not ask due on the next run (they waited 10 minutes)', async () => {
+    const poly = fixture('polymarket/markets.json') as Record<string, unknown>[];
+    const gone = [1, 2, 3, 4, 5].map((i) => ({ ...poly[0]!, id: `gone-${i}`, slug: `lookup-cut-${i}` }));
+    let listed = true;
+    const single: string[][] = [[]];
+    const fetchImpl = (async (input: string | URL | Request) => {
+      const url = String(input);
+      if (url === POLYMARKET_URL) return new Response(JSON.stringify(listed ? [...poly, ...gone] : poly), { status: 200 });
+      if (url === KALSHI_URL || url === MANIFOLD_URL) return recordedFetch(new Set())(url);
+      if (url.includes('lookup-cut-')) single.at(-1)!.push(url); // a single-market read: the venue is failing
+      return new Response('upstream unavailable', { status: 503 });
+    }) as typeof fetch;
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-lookup-cut', profile: 'realistic', adapters: liveAdapters(fetchImpl) });
+    const at = NOW + 60 * 3_600_000; // after the other tests' runs on this database
+    await ingest.run(at);
+    listed = false;
+    for (const dt of [60_000, 120_000, 180_000, 240_000]) {
+      single.push([]);
+      await ingest.run(at + dt);
+    }
+    const [, first, second, third, fourth] = single.map((urls) => urls.map((u) => u.slice(u.indexOf('lookup-cut-'))));
+    expect(first).toEqual(['lookup-cut-1', 'lookup-cut-2']); // two failures: the rest are not asked this run
+    expect(second).toEqual(['lookup-cut-3', 'lookup-cut-4']); // the ones not asked come next, not 10 minutes later
+    expect(third).toEqual(['lookup-cut-5']);
+    expect(fourth).toEqual([]); // each asked one waits its 10 minutes
+  });
 });

@@ -1,5 +1,5 @@
 /** Shared pieces of the live venue adapters: a JSON GET with a timeout, number parsing. */
-import type { MarketState } from '../types.js';
+import type { LookupResult, MarketState } from '../types.js';
 import { readCappedJson } from '../../util/capped-json.js';
 
 export type FetchLike = typeof fetch;
@@ -79,18 +79,21 @@ export const LOOKUP_TIMEOUT_MS = 5_000;
 
 /**
  * Reads each market on its own (one request each, one at a time); a market that fails is left out
- * (asked again on a later run), and after two failures the rest wait too: a failing or hanging
- * venue must not hold the jobs queued behind this one for ten timeouts.
+ * (asked again on a later run), and after two failures the rest are not asked this run: a failing
+ * or hanging venue must not hold the PM lists' refresh for ten timeouts. Those not asked are due
+ * again on the next run.
  */
-export async function lookupEach(slugs: string[], read: (slug: string) => Promise<MarketState[]>): Promise<MarketState[]> {
-  const out: MarketState[] = [];
+export async function lookupEach(slugs: string[], read: (slug: string) => Promise<MarketState[]>): Promise<LookupResult> {
+  const markets: MarketState[] = [];
+  const asked: string[] = [];
   let failures = 0;
   for (const slug of slugs) {
+    asked.push(slug);
     try {
-      out.push(...(await read(slug)).filter((m) => m.slug === slug));
+      markets.push(...(await read(slug)).filter((m) => m.slug === slug));
     } catch {
       if (++failures >= 2) break;
     }
   }
-  return out;
+  return { markets, asked };
 }
