@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Every test runs on embedded PGlite; the database-backed ones run again on the real
 // PostgreSQL named by TEST_DATABASE_URL when it is set (CI sets it when PostgreSQL answers).
@@ -15,7 +15,16 @@ export default defineConfig({
     setupFiles: ['./test/support/response-check-setup.ts'],
     globalSetup: ['./test/support/database-templates-setup.ts'],
     projects: [
-      { extends: true, test: { name: 'pglite', include: ['test/**/*.test.ts'], env: { TEST_DATABASE_URL: '' } } },
+      {
+        extends: true,
+        test: {
+          name: 'pglite',
+          include: ['test/**/*.test.ts'],
+          // PostgreSQL-only tests (*.pg.test.ts) would only count as skipped here when the postgres project runs them.
+          exclude: [...configDefaults.exclude, ...(onPostgres ? ['test/**/*.pg.test.ts'] : [])],
+          env: { TEST_DATABASE_URL: '' },
+        },
+      },
       ...(onPostgres
         ? [{ extends: true, test: { name: 'postgres', include: ['test/http/**/*.test.ts', 'test/service/**/*.test.ts'] } }]
         : []),

@@ -3,54 +3,13 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forcePmResolution } from '../../src/pm/api.js';
 import { pmStreamHub } from '../../src/http/routes/pm/stream.js';
-import { createTestApp } from '../support/app.js';
-import { TEST_DATABASE_URL } from '../support/db.js';
 import { createPmApp, type PmTestApp } from '../support/pm-app.js';
-
-interface Stream {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text(): string;
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
-  close(): void;
-}
+import { openStream } from '../support/sse.js';
 
 let t: PmTestApp;
 let port: number;
 
-function open(headers: Record<string, string> = {}, at = port): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port: at, path: '/api/prediction-markets/stream', headers }, (res) => {
-      let buf = '';
-      const waiters: (() => void)[] = [];
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        for (const w of waiters.splice(0)) w();
-      });
-      resolve({
-        status: res.statusCode!,
-        headers: res.headers,
-        text: () => buf,
-        waitFor(pattern, timeoutMs = 20_000) {
-          return new Promise((ok, fail) => {
-            const timer = setTimeout(() => fail(new Error(`no ${pattern} in:\n${buf.slice(-2000)}`)), timeoutMs);
-            const check = () => {
-              const m = buf.match(pattern);
-              if (m) {
-                clearTimeout(timer);
-                ok(m[0]);
-              } else waiters.push(check);
-            };
-            check();
-          });
-        },
-        close: () => req.destroy(),
-      });
-    });
-    req.on('error', reject);
-  });
-}
+const open = (headers: Record<string, string> = {}) => openStream(port, '/api/prediction-markets/stream', headers);
 
 /** The frames of one SSE event name, parsed. */
 function frames(text: string, event: string): { id: number; data: any }[] {
@@ -144,23 +103,3 @@ describe('GET /api/prediction-markets/stream', () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
   }, 30_000);
 });
-
-describe.skipIf(!TEST_DATABASE_URL)('stream fan-out across API processes (PostgreSQL LISTEN/NOTIFY)', () => {
-  it('an event written by one process reaches the streams of another', async () => {
-    const database = await t.testDb.openAnother();
-    const other = await createTestApp({ testDb: { ...t.testDb, database }, clock: t.clock, config: { publicRpm: 100_000 } });
-    try {
-      await other.app.listen({ port: 0, host: '127.0.0.1' });
-      const s = await open({}, (other.app.server.address() as { port: number }).port);
-      expect(s.status).toBe(200);
-      t.clock.advance(60_000);
-      await t.ingest.run(t.clock.now());
-      await s.waitFor(/event: deltas\n/);
-      s.close();
-    } finally {
-      await other.app.close();
-      await database.close();
-    }
-  }, 60_000);
-});
-if (!TEST_DATABASE_URL) console.log('pm-stream: cross-process fan-out test skipped (set TEST_DATABASE_URL to run it on PostgreSQL)');

@@ -1,19 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBooks } from '../../src/services/doctor.js';
 import { futuresEquityAdjustment } from '../../src/services/futures-equity.js';
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
-import { futuresMarginDiscrepancies } from '../../src/storage/futures-repo.js';
 import { sweepFuturesRisk } from '../../src/services/futures/risk-sweep.js';
 import { buildJobs } from '../../src/workers/jobs.js';
 import type { Job } from '../../src/workers/scheduler.js';
 import { createTestApp, bearer, type TestApp } from '../support/app.js';
-import { TEST_DATABASE_URL } from '../support/db.js';
+import { futuresHelpers } from '../support/futures.js';
 
 let t: TestApp;
 let riskJob: Job;
-let seq = 0;
 
 beforeAll(async () => {
   t = await createTestApp({ config: { agentRpm: 100_000, tradeWpm: 100_000 } });
@@ -30,20 +27,9 @@ async function minute(prices: Record<string, number>): Promise<void> {
   await riskJob.run(t.clock.now());
 }
 
-const post = (key: string, path: string, payload: object) =>
-  t.app.inject({ method: 'POST', url: `/api/agent/futures/${path}`, headers: bearer(key), payload });
-const open = async (key: string, payload: object) => {
-  const res = await post(key, 'open', { idempotencyKey: `risk-${(seq += 1)}`, ...payload });
-  expect(res.statusCode).toBe(201);
-  return res.json().position as { id: number; liquidationPrice: number };
-};
+const { post, open, journalBalances } = futuresHelpers(() => t);
 const positionsOf = async (key: string, query = '') =>
   (await t.app.inject({ method: 'GET', url: `/api/agent/positions/futures${query}`, headers: bearer(key) })).json();
-
-async function journalBalances(): Promise<void> {
-  expect((await checkBooks(t.ctx.database.db)).discrepancies).toEqual([]);
-  expect(await futuresMarginDiscrepancies(t.ctx.database.db)).toEqual([]);
-}
 
 const tradesOf = (keyId: number) =>
   queryRows<{ realized_pnl: string; closed_at: Date; detail: { exitReason: string; exitPrice: number } }>(
@@ -229,39 +215,5 @@ describe('futuresEquityAdjustment', () => {
     t.market.set('1027', 2_100, t.clock.now());
     // long 0.2 BTC: +200; short 0.5 ETH: −50
     expect((await futuresEquityAdjustment(t.ctx.database.db, keyId, t.market, t.clock.now())).toNumber()).toBe(150);
-  });
-});
-
-describe.skipIf(!TEST_DATABASE_URL)('write contention (PostgreSQL)', () => {
-  it('answers 503 contention_retry while another writer holds the position row; the retry succeeds', async () => {
-    t.market.set('1', 50_000, t.clock.now());
-    const { key, keyId } = await t.newKey();
-    const p = await open(key, { coinId: '1', side: 'long', leverage: 2, marginMusd: 100 });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const holder = t.ctx.database.db.transaction(async (tx) => {
-      await tx.execute(sql`select id from futures_positions where id = ${p.id} for update`);
-      locked();
-      await held;
-    });
-    await isLocked;
-    try {
-      const closing = await post(key, 'close', { positionId: p.id, idempotencyKey: 'contended' });
-      expect(closing.statusCode).toBe(503);
-      expect(closing.json().error).toBe('contention_retry');
-      expect(closing.headers['retry-after']).toBe('1');
-      const adding = await post(key, 'open', { coinId: '1', side: 'long', leverage: 2, marginMusd: 100, idempotencyKey: 'contended-add' });
-      expect(adding.statusCode).toBe(503);
-    } finally {
-      release();
-      await holder;
-    }
-    const retry = await post(key, 'close', { positionId: p.id, idempotencyKey: 'contended' });
-    expect(retry.statusCode).toBe(200);
-    expect(retry.json().idempotentReplay).toBeUndefined();
-    expect((await findWallet(t.ctx.database.db, keyId))!.frozenFutures.toNumber()).toBe(0);
-    await journalBalances();
   });
 });

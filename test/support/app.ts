@@ -56,4 +56,6 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+/** GET /api/agent/me with `key` on one app instance. */
+export const agentMe = (t: TestApp, key: string) => t.app.inject({ url: '/api/agent/me', headers: bearer(key) });
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
