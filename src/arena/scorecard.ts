@@ -98,6 +98,10 @@ export interface TrackAInput {
   tradeCount: number;
   /** Settled (won/lost) PM entries at the market price paid. */
   pmEntries: SettledEntry[];
+  /** Share of futures opens that carried a stop-loss; null without futures opens. */
+  stopCoverage: number | null;
+  /** Share of writes with a run id and a decision id; null without writes (the ledger's counters). */
+  evidenceCoverage: number | null;
   /** 1 every write followed a quote, 0 one did not, null no writes (from the ledger's counters). */
   leakageClean: 0 | 1 | null;
 }
@@ -127,8 +131,8 @@ export function trackA(input: TrackAInput) {
     max_drawdown_musd: toWire(maxDrawdown(r)),
     brier_score: round(meanOrNull(input.pmEntries.map((e) => brierOf(e.probability, e.won ? 'won' : 'lost')!))),
     calibration_error: round(calibrationError(input.pmEntries)),
-    stop_coverage: null,
-    evidence_coverage: null,
+    stop_coverage: input.stopCoverage,
+    evidence_coverage: input.evidenceCoverage,
     leakage_clean: input.leakageClean,
   };
   return { schema: SCORECARD_SCHEMA, sampleSize: r.length, returnsBasis: 'realized_pnl' as const, metrics, contentHash: sha256Hex(canonicalJson(metrics)) };

@@ -10,6 +10,10 @@ export interface AuditCounts {
   runIdEventCount: number;
   decisionIdEventCount: number;
   writesWithQuote: number;
+  /** Writes counted for evidence coverage (those kept in the ledger when the counter began, and every one since). */
+  evidenceWriteCount: number;
+  /** Of those, the writes that carried both a run id and a decision id. */
+  writesWithEvidence: number;
 }
 
 /** Audit stats (supplement 2.7): public counters only, on `/performance` and on Arena rows. */
@@ -29,6 +33,11 @@ export function auditStatsOf(audit: AuditCounts) {
     decisionTraceCoverage: shareOf(audit.decisionIdEventCount, n),
     quoteBeforeTradeRate: shareOf(audit.writesWithQuote, audit.writeCount),
   };
+}
+
+/** Scorecard `evidence_coverage` (supplement 2.13): the share of writes with run and decision ids; null without writes. */
+export function evidenceCoverage(audit: Pick<AuditCounts, 'evidenceWriteCount' | 'writesWithEvidence'>): number | null {
+  return shareOf(audit.writesWithEvidence, audit.evidenceWriteCount);
 }
 
 /** Scorecard `leakage_clean` (supplement 2.13): 1 when every write followed a quote, 0 when one did not, null without writes. */

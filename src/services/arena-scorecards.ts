@@ -1,10 +1,11 @@
 import { handleFor } from '../domain/api-keys.js';
-import { leakageClean } from '../domain/audit-stats.js';
+import { evidenceCoverage, leakageClean } from '../domain/audit-stats.js';
+import { shareOf } from '../domain/money.js';
 import { auditCountsOf } from '../storage/account-repo.js';
 import { EVALUATION_POLICY_VERSION, EXECUTION_POLICY_VERSION } from '../arena/decisions.js';
 import { trackA, trackB } from '../arena/scorecard.js';
 import { listDecisionScores } from '../storage/arena-decisions-repo.js';
-import { insertRun, latestRunOf, listScorecardCandidates, loadRealizedSeries, type RunRow } from '../storage/arena-scorecards-repo.js';
+import { insertRun, latestRunOf, listScorecardCandidates, loadTrackAFacts, type RunRow } from '../storage/arena-scorecards-repo.js';
 import type { Queryable } from '../storage/db.js';
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
 
@@ -12,13 +13,20 @@ const runRef = (run: RunRow | null) => (run ? { id: run.id, computedAt: run.comp
 
 /** Both tracks of one agent, computed now, plus what a run freezes beside them. */
 export async function computeScorecard(db: Queryable, keyId: number) {
-  const { realized, tradeCount } = await loadRealizedSeries(db, keyId);
+  const { realized, tradeCount, futuresOpens, futuresOpensWithStop } = await loadTrackAFacts(db, keyId);
   const decisions = await listDecisionScores(db, keyId);
   const pmEntries = decisions
     .filter((d) => (d.settlementLabel === 'won' || d.settlementLabel === 'lost') && d.marketProbability !== null)
     .map((d) => ({ probability: d.marketProbability!, won: d.settlementLabel === 'won' }));
   const audit = (await auditCountsOf(db, [keyId])).get(keyId)!;
-  const scorecard = trackA({ realized, tradeCount, pmEntries, leakageClean: leakageClean(audit) });
+  const scorecard = trackA({
+    realized,
+    tradeCount,
+    pmEntries,
+    stopCoverage: shareOf(futuresOpensWithStop, futuresOpens),
+    evidenceCoverage: evidenceCoverage(audit),
+    leakageClean: leakageClean(audit),
+  });
   const { forecastSkill, contributions } = trackB(decisions);
   const latest = await latestRunOf(db, keyId);
   const response = {

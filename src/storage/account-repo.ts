@@ -102,7 +102,8 @@ function performanceTotalsSql(keyId: number): SQL {
 const AUDIT_COLUMNS = sql`coalesce(l.events, 0)::int as "ledgerEventCount", coalesce(l.quotes, 0)::int as "quoteCount",
   coalesce(l.writes, 0)::int as "writeCount", coalesce(l.rejections, 0)::int as "rejectionCount",
   coalesce(l.replays, 0)::int as "idempotentReplayCount", coalesce(l.run_ids, 0)::int as "runIdEventCount",
-  coalesce(l.decision_ids, 0)::int as "decisionIdEventCount", coalesce(l.writes_with_quote, 0)::int as "writesWithQuote"`;
+  coalesce(l.decision_ids, 0)::int as "decisionIdEventCount", coalesce(l.writes_with_quote, 0)::int as "writesWithQuote",
+  coalesce(l.evidence_writes, 0)::int as "evidenceWriteCount", coalesce(l.writes_with_evidence, 0)::int as "writesWithEvidence"`;
 
 /** Ledger counts of several keys in one round trip (Arena rows); a key with no ledger row has zeros. */
 export async function auditCountsOf(db: Queryable, keyIds: number[]): Promise<Map<number, AuditCounts>> {

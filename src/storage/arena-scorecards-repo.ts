@@ -2,16 +2,28 @@ import { sql } from 'drizzle-orm';
 import { queryRows, type Queryable } from './db.js';
 
 /** Realized PnL of every realized trade of a key, oldest first, and its total trade count. */
-export async function loadRealizedSeries(db: Queryable, keyId: number): Promise<{ realized: number[]; tradeCount: number }> {
+export interface TrackAFacts {
+  realized: number[];
+  tradeCount: number;
+  /** Futures positions the key opened, and those that carried a stop-loss (still set, or hit). */
+  futuresOpens: number;
+  futuresOpensWithStop: number;
+}
+
+export async function loadTrackAFacts(db: Queryable, keyId: number): Promise<TrackAFacts> {
   const rows = await queryRows<{ pnl: string }>(
     db,
     sql`select realized_pnl::text as pnl from closed_trades where key_id = ${keyId} and realized_pnl is not null order by closed_at, id`,
   );
-  const [count] = await queryRows<{ n: number }>(
+  const [counts] = await queryRows<{ n: number; opens: number; withStop: number }>(
     db,
-    sql`select coalesce(sum(trade_count), 0)::int as n from arena_agent_totals where key_id = ${keyId}`,
+    sql`select (select coalesce(sum(trade_count), 0)::int from arena_agent_totals where key_id = ${keyId}) as n,
+          f.opens, f."withStop"
+        from (select count(*)::int as opens,
+                count(*) filter (where stop_loss_price is not null or exit_reason = 'stop_loss')::int as "withStop"
+              from futures_positions where key_id = ${keyId}) f`,
   );
-  return { realized: rows.map((r) => Number(r.pnl)), tradeCount: count?.n ?? 0 };
+  return { realized: rows.map((r) => Number(r.pnl)), tradeCount: counts!.n, futuresOpens: counts!.opens, futuresOpensWithStop: counts!.withStop };
 }
 
 export interface NewRun {

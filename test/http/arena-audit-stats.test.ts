@@ -50,4 +50,30 @@ describe('Arena rows and scorecards carry the agent’s public ledger counters',
     expect(board.rows.filter((r: { source: string }) => r.source === 'demo').length).toBeGreaterThan(0);
     for (const r of board.rows) expect(r.auditStats === null, r.handle).toBe(r.source === 'demo');
   });
+
+  // after the demo-row test: with these two agents qualified too, the house steps aside
+  it('scorecard stop_coverage is the share of futures opens with a stop-loss; evidence_coverage the share of writes with run and decision ids', async () => {
+    const traced = await t.newKey(undefined, { agentName: 'Traced', public: true });
+    const bare = await t.newKey(undefined, { agentName: 'Bare', public: true });
+    const ids = { 'x-service-run-id': 'run-7', 'x-service-decision-id': 'decision-1' };
+    const open = (key: string, coinId: string, extra: object = {}, headers: object = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/agent/futures/open',
+        headers: { ...bearer(key), ...headers },
+        payload: { coinId, side: 'long', leverage: 2, marginMusd: 100, idempotencyKey: `cover-${++n}`, ...extra },
+      });
+    t.market.set('1027', 3_000, t.clock.now());
+    expect((await open(traced.key, '1', { stopLossPrice: 40_000 }, ids)).statusCode).toBe(201);
+    expect((await open(traced.key, '1027', {}, { 'x-service-run-id': 'run-7' })).statusCode).toBe(201); // no decision id: not evidence
+    expect((await t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: { ...bearer(traced.key), ...ids }, payload: { ...buy, orderType: 'market', idempotencyKey: `cover-${++n}` } })).statusCode).toBe(200);
+    expect((await order(traced.key)).statusCode).toBe(200);
+    expect((await order(bare.key)).statusCode).toBe(200);
+    for (const keyId of [traced.keyId, bare.keyId]) await trades(t.testDb.database.db, keyId, 'spot', [10, -5, 10, -5, 10], t.clock.now() - 60_000);
+    await t.ctx.ledger.flush();
+
+    const metrics = async (keyId: number, name: string) => (await t.app.inject({ url: `/api/arena/agents/a${keyId}-${name}/scorecard` })).json().scorecard.metrics;
+    expect(await metrics(traced.keyId, 'traced')).toMatchObject({ stop_coverage: 0.5, evidence_coverage: 0.5 });
+    expect(await metrics(bare.keyId, 'bare')).toMatchObject({ stop_coverage: null, evidence_coverage: 0 });
+  });
 });

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/services/keys.js';
 import { performanceRead } from '../../src/storage/account-repo.js';
 import { insertLedgerRows, listLedgerRows, type LedgerInsert } from '../../src/storage/ledger-repo.js';
+import { migrate, migrationFiles, splitStatements } from '../../src/storage/migrate.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 
 /**
@@ -65,6 +67,27 @@ describe('ledger fold', () => {
       row(a, 'write', T0 + 11 * MIN, { source: 'kalshi', slug: 'y' }, 'pm'),
     ]);
     expect(await audit(a)).toMatchObject({ quoteCount: 2, writeCount: 8, writesWithQuote: 3 });
+  });
+
+  it('counts the writes that carry both a run id and a decision id — from the rows kept when migration 0033 ran, then as rows arrive', async () => {
+    const db = t.database.db;
+    // the database as it was before 0033: no evidence counters, the fold of 0020
+    const fold0020 = splitStatements(migrationFiles().find((f) => f.name.startsWith('0020_'))!.sql).find((q) => q.includes('FUNCTION ledger_fold_events'))!;
+    await db.execute(sql.raw(fold0020));
+    await db.execute(sql`alter table ledger_key_totals drop column evidence_writes, drop column writes_with_evidence`);
+    await db.execute(sql`delete from schema_migrations where name like '0033_%'`);
+    const keyId = await newKey('traced');
+    const traced = (r: LedgerInsert, runId?: string, decisionId?: string) => ({ ...r, runId, decisionId });
+    await insertLedgerRows(db, [
+      traced(row(keyId, 'write', T0, { coinId: '1' }), 'run-1', 'd-1'),
+      traced(row(keyId, 'write', T0, { coinId: '1' }), 'run-1'), // no decision id
+      traced(row(keyId, 'read', T0, null), 'run-1', 'd-2'), // not a write
+    ]);
+    expect(await migrate(db)).toEqual([migrationFiles().find((f) => f.name.startsWith('0033_'))!.name]);
+    expect(await audit(keyId)).toMatchObject({ writeCount: 2, evidenceWriteCount: 2, writesWithEvidence: 1 });
+
+    await insertLedgerRows(db, [traced(row(keyId, 'write', T0 + MIN, { coinId: '1' }), 'run-2', 'd-3'), row(keyId, 'write', T0 + MIN, { coinId: '1' })]);
+    expect(await audit(keyId)).toMatchObject({ writeCount: 4, evidenceWriteCount: 4, writesWithEvidence: 2, runIdEventCount: 4, decisionIdEventCount: 3 });
   });
 
   it('keeps each summary as it was sent: key order, numbers, text', async () => {

@@ -33,7 +33,7 @@ describe('Track A formulas (hand-computed)', () => {
       { probability: 65, won: false },
       { probability: 20, won: true },
     ];
-    const card = trackA({ realized: r, tradeCount: 7, pmEntries, leakageClean: null })!;
+    const card = trackA({ realized: r, tradeCount: 7, pmEntries, stopCoverage: null, evidenceCoverage: null, leakageClean: null })!;
     expect(card.schema).toBe('svc.agent.scorecard.v1');
     expect(card.sampleSize).toBe(5);
     expect(card.metrics).toMatchObject({
@@ -54,16 +54,16 @@ describe('Track A formulas (hand-computed)', () => {
     // ECE: bucket 6 {.6 won, .65 lost} → 2/4·|.625 − .5|; bucket 3 → 1/4·.3; bucket 2 → 1/4·.8.
     expect(card.metrics.calibration_error).toBeCloseTo(0.3375, 10);
     expect(calibrationError(pmEntries)).toBeCloseTo(0.3375, 10);
-    expect(trackA({ realized: r, tradeCount: 7, pmEntries, leakageClean: null }))!.toEqual(card);
-    expect(trackA({ realized: [1, 2, 3, -1], tradeCount: 4, pmEntries: [], leakageClean: null })).toBeNull();
+    expect(trackA({ realized: r, tradeCount: 7, pmEntries, stopCoverage: null, evidenceCoverage: null, leakageClean: null }))!.toEqual(card);
+    expect(trackA({ realized: [1, 2, 3, -1], tradeCount: 4, pmEntries: [], stopCoverage: null, evidenceCoverage: null, leakageClean: null })).toBeNull();
     // money as the board sends it: summed in decimal, 8 places (0.1 + 0.2 is not 0.30000000000000004)
-    expect(trackA({ realized: [0.1, 0.2, 0.123456789, -0.05, -0.05], tradeCount: 5, pmEntries: [], leakageClean: null })!.metrics).toMatchObject({
+    expect(trackA({ realized: [0.1, 0.2, 0.123456789, -0.05, -0.05], tradeCount: 5, pmEntries: [], stopCoverage: null, evidenceCoverage: null, leakageClean: null })!.metrics).toMatchObject({
       realized_pnl_musd: 0.32345679,
       expectancy_musd: 0.06469136,
       win_rate: 0.6,
     });
     expect(brierOf(47, 'lost')).toBe(0.2209); // 0.22089999999999999 in floating point
-    expect(trackA({ realized: [1, 2, 3, 4, 5], tradeCount: 5, pmEntries: [], leakageClean: null })!.metrics.profit_factor).toBeNull();
+    expect(trackA({ realized: [1, 2, 3, 4, 5], tradeCount: 5, pmEntries: [], stopCoverage: null, evidenceCoverage: null, leakageClean: null })!.metrics.profit_factor).toBeNull();
   });
 });
 

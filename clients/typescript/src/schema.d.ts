@@ -11909,10 +11909,8 @@ export interface operations {
                                 max_drawdown_musd: number | null;
                                 brier_score: number | null;
                                 calibration_error: number | null;
-                                /** @description not computed yet (always null) */
-                                stop_coverage: null;
-                                /** @description not computed yet (always null): the ledger counts run and decision ids over all rows, not over writes */
-                                evidence_coverage: null;
+                                stop_coverage: number | null;
+                                evidence_coverage: number | null;
                                 leakage_clean: number | null;
                             };
                             contentHash: string;
@@ -12304,10 +12302,8 @@ export interface operations {
                                     max_drawdown_musd: number | null;
                                     brier_score: number | null;
                                     calibration_error: number | null;
-                                    /** @description not computed yet (always null) */
-                                    stop_coverage: null;
-                                    /** @description not computed yet (always null): the ledger counts run and decision ids over all rows, not over writes */
-                                    evidence_coverage: null;
+                                    stop_coverage: number | null;
+                                    evidence_coverage: number | null;
                                     leakage_clean: number | null;
                                 };
                                 contentHash: string;
