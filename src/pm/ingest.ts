@@ -283,15 +283,17 @@ export class PmIngest {
           (value) => ({ status: 'fulfilled', value }),
           (reason: unknown) => ({ status: 'rejected', reason }),
         );
-    // live venues are asked at once: one hanging venue costs one timeout, not one each (the jobs
-    // queued behind this one — liquidations, matching — waited for all of them in turn); simulated
-    // ones are computed in turn, as before, so requests get the event loop between them
+    // live venues are asked at once: one hanging venue costs this run one timeout, not one each;
+    // simulated ones are computed in turn, as before, so requests get the event loop between them
     const asked = new Map(due.filter((a) => a.mode === 'live').map((a) => [a, ask(a)] as const));
     for (const adapter of due) {
       const answer = await (asked.get(adapter) ?? ask(adapter));
-      if (answer.status === 'rejected') {
+      // a live list with no usable market (an empty page, every row malformed) is a failure, not
+      // fresh data: it counted as a healthy answer, and readiness waited for its history for good
+      const empty = answer.status === 'fulfilled' && adapter.mode === 'live' && answer.value.markets.length === 0;
+      if (answer.status === 'rejected' || empty) {
         // A failing venue only ages its own freshness; the others carry on.
-        const error = answer.reason as Error;
+        const error = answer.status === 'rejected' ? (answer.reason as Error) : new Error('the answer held no usable market');
         await recordVenueAttempt(db, adapter.source, adapter.mode, nowMs, String(error?.message ?? error).slice(0, 300));
         continue;
       }

@@ -6,7 +6,7 @@ import { MANIFOLD_URL, manifoldMarketUrl, parseManifold } from '../../src/pm/liv
 import { POLYMARKET_URL, parsePolymarket, polymarketMarketUrl } from '../../src/pm/live/polymarket.js';
 import { liveAdapters } from '../../src/pm/live/index.js';
 import { SimWorld } from '../../src/pm/sim/world.js';
-import { loadPmMarkets, venueHealth } from '../../src/storage/pm-repo.js';
+import { loadPmMarkets, pmDataPresence, venueHealth } from '../../src/storage/pm-repo.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 const fixture = (path: string) => JSON.parse(readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8'));
@@ -117,7 +117,8 @@ describe('ingest with a failing venue', () => {
     const routes = (): Record<string, unknown> => ({
       [POLYMARKET_URL]: listed ? poly : poly.slice(1),
       [KALSHI_URL]: listed ? kalshi : { ...kalshi, markets: kalshi.markets.slice(1) },
-      [MANIFOLD_URL]: listed ? manifold : manifold.slice(1),
+      // (another market stays listed: a list with no usable market is a failed answer)
+      [MANIFOLD_URL]: listed ? manifold : [{ ...m0, id: 'still-listed', slug: 'still-listed' }, ...manifold.slice(1)],
       // as the venues answer for a single market once it has resolved
       [polymarketMarketUrl(String(p0.slug))]: [{ ...p0, closed: true, active: false, outcomePrices: '["1", "0"]', closedTime: resolvedAt }],
       [kalshiMarketUrl(String(k0.ticker).toLowerCase())]: { market: { ...k0, status: 'settled', result: 'no', settlement_time: resolvedAt } },
@@ -195,8 +196,19 @@ describe('ingest with a failing venue', () => {
     await ingest.run(at);
     const rows = await loadPmMarkets(t.ctx.database.db);
     for (const source of ['polymarket', 'kalshi', 'manifold']) {
-      expect(Math.max(...rows.filter((r) => r.source === source).map((r) => r.updatedAt.getTime())), source).toBe(at);
+      // this run stored the venue's markets (the failed run stored none)
+      expect(rows.filter((r) => r.source === source).some((r) => r.updatedAt.getTime() === at), source).toBe(true);
     }
+  });
+
+  it('a live list with no usable market is a failed attempt, not fresh data (readiness stops waiting for its history)', async () => {
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-empty', profile: 'realistic', adapters: liveAdapters(recordedFetch(new Set(), [null, { question: 'no prices' }])) });
+    await ingest.run(NOW + 55 * 3_600_000);
+    const health = new Map((await venueHealth(t.ctx.database.db)).map((h) => [h.source, h]));
+    expect(health.get('polymarket')).toMatchObject({ lastError: 'the answer held no usable market' });
+    expect(health.get('polymarket')!.consecutiveFailures).toBeGreaterThan(0);
+    expect(health.get('kalshi')).toMatchObject({ consecutiveFailures: 0, lastError: null });
+    expect((await pmDataPresence(t.ctx.database.db, ['polymarket', 'kalshi'])).failingSources).toEqual(['polymarket']);
   });
 
   it('a lookup cut short by two failures leaves the markets it did not ask due on the next run (they waited 10 minutes)', async () => {
