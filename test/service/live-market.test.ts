@@ -176,6 +176,32 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     expect((await live.poll()).coins).toBe(7);
   });
 
+  it('asks again, 30 minutes later, for the history of coins whose back-fill the source refused (it never did)', async () => {
+    let refusing = true;
+    f.routes = liveRoutes().map(([pattern, answer]) => [pattern, () => (refusing && pattern.source.includes('market_chart') ? { status: 429 } : answer())]);
+    const live = liveMarket(clock, f, { backfillCoins: 1, sleep: async () => undefined });
+    const charts = () => f.calls.filter((u) => u.includes('/market_chart')).length;
+    await live.poll();
+    await live.backfillDone();
+    expect(charts()).toBeGreaterThan(0);
+    expect(live.market.candles('1', '3M')).toHaveLength(1);
+
+    refusing = false;
+    const refused = charts();
+    clock.advance(60_000);
+    await live.poll();
+    await live.backfillDone();
+    expect(charts()).toBe(refused); // not on every poll
+    clock.advance(30 * 60_000);
+    await live.poll();
+    await live.backfillDone();
+    expect(live.market.candles('1', '3M')).toHaveLength(540);
+    clock.advance(30 * 60_000);
+    await live.poll();
+    await live.backfillDone();
+    expect(charts()).toBe(refused + 2); // done: not asked again
+  });
+
   it('back-fills the top coins from market_chart so the long candle ranges are full', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'live-backfill-'));
     dirs.push(dir);

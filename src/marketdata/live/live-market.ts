@@ -12,6 +12,9 @@ import { MARKETS_PAGE_SIZE, mapCoinGeckoIds, type CoinGeckoClient, type CoinGeck
 import type { LiveSampleFile } from './sample-file.js';
 import { SampleMarket, type QuoteInput } from './sample-market.js';
 
+/** A back-fill that left coins without history is tried again after this long (the public API allows a few calls a minute). */
+const BACKFILL_RETRY_MS = 30 * 60_000;
+
 export const LIVE_SOURCE = 'live:coingecko';
 const FEAR_GREED_EVERY_MS = 10 * 60_000;
 const MAX_FEAR_GREED_AGE_MS = 2 * 86_400_000;
@@ -62,6 +65,8 @@ export class LiveMarket {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private backfill: Promise<void> | null = null;
+  /** When a back-fill that left coins without history runs again (null: none due). */
+  private backfillRetryAtMs: number | null = null;
   readonly status = { polls: 0, failedPolls: 0, lastOkMs: null as number | null, lastError: null as string | null };
 
   constructor(private readonly options: LiveMarketOptions) {
@@ -135,7 +140,11 @@ export class LiveMarket {
       this.status.lastError = errors.join('; ') || 'no prices';
       this.log('warn', `live market: ${coins === 0 ? 'poll failed, keeping the last prices' : 'poll partly failed'}: ${this.status.lastError}`);
     }
-    if (this.mapping.size > 0 && this.backfill === null && (this.options.backfillCoins ?? 0) > 0) this.backfill = this.backfillHistory();
+    const backfillDue = this.backfill === null || (this.backfillRetryAtMs !== null && nowMs >= this.backfillRetryAtMs);
+    if (this.mapping.size > 0 && backfillDue && (this.options.backfillCoins ?? 0) > 0) {
+      this.backfillRetryAtMs = null;
+      this.backfill = this.backfillHistory();
+    }
     return { ok: errors.length === 0 && coins > 0, coins, errors };
   }
 
@@ -226,6 +235,8 @@ export class LiveMarket {
       }
     }
     if (targets.length > 0) this.log('info', `live market: back-filled history for ${done} of ${targets.length} coins`);
+    // coins whose history the source refused (a 429, an outage) are asked again later, not never
+    if (done < targets.length && !this.stopped) this.backfillRetryAtMs = this.options.clock.now() + BACKFILL_RETRY_MS;
     if (done > 0 && this.options.file) {
       // The appended poll lines do not hold the history: store it now, not at the next compaction.
       const nowMs = this.options.clock.now();
