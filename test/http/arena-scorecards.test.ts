@@ -76,7 +76,8 @@ describe('Scorecards and scorecard runs', { timeout: 120_000 }, () => {
 
     const run = await get(`/api/arena/scorecard-runs/${list.runs[0].id}`);
     expect(run.status).toBe(200);
-    expect(run.headers['cache-control']).toMatch(/immutable/);
+    // immutable, but a shared cache keeps it at most a day: it answers 404 once its agent is unpublished
+    expect(run.headers['cache-control']).toBe('public, max-age=86400, immutable');
     expect(run.body).toMatchObject({ apiKeyId: pub, agent: `a${pub}-forecaster`, cohort: { v: 1, universe: 'all', category: null, source: null, horizon: null } });
     expect(sha256Hex(canonicalJson(run.body.resultJson))).toBe(run.body.contentHash);
     expect(run.body.resultJson.forecastSkill.state).toBe('ranked');

@@ -11,6 +11,8 @@ export const CACHE = {
   leaderboard: 'public, max-age=30',
   decisions: 'public, max-age=300',
   scorecard: 'public, max-age=60',
-  run: 'public, max-age=31536000, immutable',
+  // a run never changes ("immutable, cached long"), but one whose agent is unpublished or revoked
+  // answers 404 from then on: a day bounds how long shared caches keep serving it (it was a year)
+  run: 'public, max-age=86400, immutable',
   competitions: 'public, max-age=30',
 } as const;
