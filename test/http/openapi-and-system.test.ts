@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentOpenApiDocument, SNAPSHOT_PATH } from '../../scripts/openapi-document.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { recordVenueAttempt } from '../../src/storage/pm-repo.js';
+import { insertLedgerRows } from '../../src/storage/ledger-repo.js';
 import { createPmApp } from '../support/pm-app.js';
 
 let t: TestApp;
@@ -84,6 +85,31 @@ describe('health', () => {
       await recordVenueAttempt(db, 'kalshi', 'live', pm.clock.now(), 'fetch failed');
       const ready = await pm.app.inject({ url: '/readyz' });
       expect(ready.statusCode).toBe(200);
+    } finally {
+      await pm.close();
+    }
+  });
+
+  it('/readyz answers 503 while the database refuses writes (a full disk), and 200 once a write lands again', async () => {
+    let refuse = true;
+    let database: TestApp['ctx']['database'] | null = null;
+    const full = Object.assign(new Error('could not extend file "base/5/16384": No space left on device'), { code: '53100' });
+    const pm = await createPmApp({
+      ledgerStore: { insert: async (rows) => (refuse ? Promise.reject(full) : insertLedgerRows(database!.db, rows)) },
+    });
+    database = pm.ctx.database;
+    try {
+      expect((await pm.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+      const { key } = await pm.newKey();
+      await pm.app.inject({ url: '/api/agent/me', headers: { authorization: `Bearer ${key}` } });
+      await pm.ctx.ledger.flush();
+      const refused = await pm.app.inject({ url: '/readyz' });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toMatchObject({ error: 'not_ready', waitingFor: ['database_writes'] });
+      expect(refused.json().message).toContain('the database refuses writes');
+      refuse = false;
+      await pm.ctx.ledger.flush();
+      expect((await pm.app.inject({ url: '/readyz' })).statusCode).toBe(200);
     } finally {
       await pm.close();
     }

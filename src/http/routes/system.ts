@@ -10,13 +10,14 @@ function notReadyHint(waitingFor: string[]): string {
   const hints = [
     ...(waitingFor.includes('market_prices') ? ['no price from the market source yet (live mode: is it reachable?)'] : []),
     ...(waitingFor.some((w) => w.startsWith('pm_')) ? ['prediction markets are stored by the pm-ingest job of a worker or serve process'] : []),
+    ...(waitingFor.includes('database_writes') ? ['the database refuses writes — a full disk or a read-only volume? trades answer 503 until a write lands again'] : []),
   ];
   return hints.length > 0 ? ` (${hints.join('; ')})` : '';
 }
 
 export function systemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const readiness = readinessProbe({ database: ctx.database, clock: ctx.clock, marketReads: ctx.marketReads });
+    const readiness = readinessProbe({ database: ctx.database, clock: ctx.clock, marketReads: ctx.marketReads, writesRefused: () => !ctx.ledger.recording });
     app.get('/healthz', { schema: { summary: 'Liveness: the process answers', tags: ['system'], response: { 200: { description: 'ok', content: { 'text/plain': { schema: Type.String() } } } } } }, async (_request, reply) =>
       reply.type('text/plain').send('ok'),
     );
@@ -28,7 +29,8 @@ export function systemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         try {
           const { ready, waitingFor } = await readiness();
           if (ready) return reply.send({ status: 'ready', database: ctx.database.kind });
-          return reply.status(503).send({ error: 'not_ready', message: `still loading: ${waitingFor.join(', ')}${notReadyHint(waitingFor)}`, waitingFor });
+          const what = waitingFor.includes('database_writes') ? 'waiting for' : 'still loading:';
+          return reply.status(503).send({ error: 'not_ready', message: `${what} ${waitingFor.join(', ')}${notReadyHint(waitingFor)}`, waitingFor });
         } catch (error) {
           request.log.warn({ err: error }, 'readiness check failed');
           return reply.status(503).send({ error: 'not_ready', message: 'the database does not answer' });
