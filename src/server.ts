@@ -12,6 +12,7 @@ import { startupProgress } from './util/startup-progress.js';
 import { buildJobs } from './workers/jobs.js';
 import { AdvisoryLockLeadership, SoleLeadership } from './workers/leadership.js';
 import { Scheduler } from './workers/scheduler.js';
+import { startJobs } from './workers/start-jobs.js';
 import { databaseJobSchedule } from './storage/job-schedule-repo.js';
 import { jobMetricsObserver } from './services/metrics.js';
 import { startMetricsServer } from './services/metrics-server.js';
@@ -115,7 +116,6 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   // Once per database whichever process starts first (HOUSE_AGENTS=off creates none).
   if (config.houseAgents) await ensureHouseAgents(database.db);
   const demo = address ? await ensureDemoKey(database.db, config.dataDir) : null;
-  scheduler?.start();
   app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
   // The banner comes last, so nothing scrolls it away (per-request logs need LOG_LEVEL=info).
   if (address) {
@@ -169,16 +169,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
   stopWithLauncher(() => void shutdown('SIGTERM'));
 
-  if (scheduler) {
-    // Ready means data: the first PM ingest (and on an empty database its back-fill) runs now, not
-    // after the other jobs' first tick. Not awaited: a shutdown meanwhile waits for it (scheduler.stop).
-    progress('prediction markets: loading…');
-    void scheduler
-      .runNow('pm-ingest')
-      .then((ran) => progress(ran ? 'prediction markets: lists and price history served; ready' : 'prediction markets: ingested by the leading process'))
-      .catch((error: unknown) => app.log.warn({ err: error }, 'first PM ingest failed'))
-      .finally(() => scheduler.start());
-  }
+  // Not awaited: a shutdown meanwhile waits for the first ingest (scheduler.stop).
+  if (scheduler) void startJobs(scheduler, progress, app.log);
 }
 
 /**

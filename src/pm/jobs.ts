@@ -26,6 +26,9 @@ export function pmJobs(database: Database, config: PmJobConfig, fetchImpl: typeo
     {
       name: 'pm-ingest',
       intervalMs: config.simProfile === 'fast' ? 5_000 : 15_000,
+      // live venues can hang until their timeouts: in a lane of its own, the ingest holds no other job
+      // (simulated venues answer at once: the ingest stays in turn with the rest)
+      ...(live ? { lane: 'pm-venues' } : {}),
       run: (nowMs) => ingest.run(nowMs),
     },
   ];

@@ -108,11 +108,31 @@ export async function settleMarketBatch(
   const brier = (column: SQL) =>
     sql`case when s.status = 'void_refunded' or ${column} is null then null
           else power(${column}::numeric / 100 - (case when s.status = 'won' then 1 else 0 end), 2)::float8 end`;
+  const batch = input.batch ?? PM_SETTLE_BATCH;
+  if (input.voidReason === 'market_unresolved') {
+    // The ingest (another job, or another process) may have stored the venue's resolution since the
+    // caller listed this market as unresolved: then it is paid as resolved on the next run, never
+    // refunded. The share lock waits for an ingest writing the row now.
+    const [market] = await queryRows<{ unresolved: boolean }>(
+      tx,
+      sql`select resolution_state is null as unresolved from pm_markets where source = ${input.source} and slug = ${input.slug} for share`,
+    );
+    if (!market?.unresolved) return 0;
+  }
+  // Wallets first, in id order, as every other writer takes them (a trade: its wallet, then its
+  // position; the futures risk sweep: its batch's wallets ascending): locked in the order of a
+  // grouping below, a settlement and a sweep deadlocked on PostgreSQL.
+  await tx.execute(
+    sql`select id from wallets where id in (
+          select wallet_id from pm_positions where source = ${input.source} and event_slug = ${input.slug} and status = 'open'
+          order by id limit ${batch}
+        ) order by id for update`,
+  );
   const [row] = await queryRows<{ n: number }>(
     tx,
     sql`with picked as (
           select id from pm_positions where source = ${input.source} and event_slug = ${input.slug} and status = 'open'
-          order by id limit ${input.batch ?? PM_SETTLE_BATCH} for update
+          order by id limit ${batch} for update
         ), s as (
           update pm_positions p set status = ${status},
             settlement_state = ${winner === null ? 'voided' : 'settled'},

@@ -12,6 +12,13 @@ export interface Job {
    * leaves a record (snapshots, scorecard runs) or costs a pass over everything (maintenance).
    */
   keepsSchedule?: boolean;
+  /**
+   * Jobs of one lane run one after another, as one process always ran them: they share the
+   * database pool and may lock the same books (settlement and the risk sweep lock several at
+   * once), so they never run beside each other. A job whose time goes to waiting on the network
+   * (the PM venues) gets a lane of its own, so a hanging venue holds nothing else. Default `main`.
+   */
+  lane?: string;
 }
 
 /** Where jobs that keep their schedule record their starts (the database, shared by every process). */
@@ -39,17 +46,20 @@ export interface SchedulerLog {
   warn(obj: object, msg: string): void;
 }
 
+/** A job still running this long (and at least 10 of its intervals) is reported: its lane waits for it. */
+const STUCK_AFTER_MS = 5 * 60_000;
+
 /**
- * Runs each job every `intervalMs` of the injected clock, only while this process leads
- * that job; each job runs on its own (never beside itself, never waiting for another).
+ * Runs each job every `intervalMs` of the injected clock, only while this process leads that
+ * job. Each lane runs its due jobs one after another; lanes run independently (`Job.lane`).
  * `runDue()` is the whole step, so tests drive it with a manual clock.
  */
 export class Scheduler {
   private readonly nextAt = new Map<string, number>();
-  /** The pass under way (or the last one): passes never overlap, and stop() waits for it. */
-  private pass: Promise<unknown> = Promise.resolve();
-  /** Each job's run under way: a job never overlaps itself; stop() waits for every one. */
-  private readonly running = new Map<string, Promise<void>>();
+  /** Each lane's step under way (or its last): a lane's steps never overlap, and stop() waits for every one. */
+  private readonly laneTicks = new Map<string, Promise<unknown>>();
+  /** The job each lane is running now, since when, and whether that run was reported as stuck. */
+  private readonly current = new Map<string, { job: Job; sinceMs: number; reported: boolean }>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -62,54 +72,53 @@ export class Scheduler {
     private readonly schedule?: JobScheduleStore,
   ) {}
 
-  /**
-   * Runs every due job this process leads and waits for them; returns the names of the jobs it
-   * started. A job still running from an earlier pass is not started again (nor waited for).
-   */
+  private get lanes(): string[] {
+    return [...new Set(this.jobs.map(laneOf))];
+  }
+
+  /** Runs every due job this process leads (each lane in turn, lanes side by side); returns the names of the jobs it ran. */
   async runDue(): Promise<string[]> {
-    const started = await this.queuePass(() => this.startDue());
-    await Promise.all(started.map((s) => s.done));
-    return started.map((s) => s.name);
+    const ran = await Promise.all(this.lanes.map((lane) => this.inLane(lane, () => this.step(lane))));
+    return ran.flat();
   }
 
   /**
-   * Runs one job now if this process leads it and it is due by the shared schedule, then on its
-   * interval: start-up uses it to load data before the first regular tick. True when it ran;
-   * rejects with the job's error when the run failed.
+   * Runs one job now if this process leads it and it is due by the shared schedule (in turn with
+   * its lane's steps), then on its interval: start-up uses it to load data before the first
+   * regular tick. True when it ran; rejects with the job's error when the run failed.
    */
-  async runNow(name: string): Promise<boolean> {
-    const run = await this.queuePass(async () => {
-      const job = this.jobs.find((j) => j.name === name);
-      if (!job || this.stopped || this.running.has(job.name) || !(await this.leadership.tryLead(job.name))) return null;
+  runNow(name: string): Promise<boolean> {
+    const job = this.jobs.find((j) => j.name === name);
+    if (!job) return Promise.resolve(false);
+    return this.inLane(laneOf(job), async () => {
+      if (this.stopped || !(await this.leadership.tryLead(job.name))) return false;
       const now = this.clock.now();
       const sharedNext = await this.sharedNextAt(job, now);
       if (sharedNext > now) {
         this.nextAt.set(job.name, sharedNext);
-        return null;
+        return false;
       }
-      // wrapped: an async function returning the run itself would wait for it inside the pass
-      return { done: this.launch(job, now) };
+      const failure = await this.runJob(job, now);
+      if (failure) throw failure.error;
+      return true;
     });
-    if (!run) return false;
-    await run.done;
-    return true;
   }
 
-  /** Passes (due checks, leadership, shared schedule) never overlap; the runs they start do. */
-  private queuePass<T>(pass: () => Promise<T>): Promise<T> {
-    const result = this.pass.then(pass);
-    this.pass = result.catch(() => undefined);
+  private inLane<T>(lane: string, step: () => Promise<T>): Promise<T> {
+    const result = (this.laneTicks.get(lane) ?? Promise.resolve()).then(step);
+    this.laneTicks.set(lane, result.catch(() => undefined));
     return result;
   }
 
-  private async startDue(): Promise<Array<{ name: string; done: Promise<unknown> }>> {
-    const started: Array<{ name: string; done: Promise<unknown> }> = [];
+  private async step(lane: string): Promise<string[]> {
+    const ran: string[] = [];
     for (const job of this.jobs) {
-      // Requests that arrived meanwhile go first: due jobs never start back to back in one stretch.
+      if (laneOf(job) !== lane) continue;
+      // Requests that arrived meanwhile go first: due jobs never run back to back in one stretch.
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (this.stopped) break;
       const now = this.clock.now();
-      if (this.running.has(job.name) || now < (this.nextAt.get(job.name) ?? 0)) {
+      if (now < (this.nextAt.get(job.name) ?? 0)) {
         // the gauge of a job not due follows what this process knows: a lost session, found by any
         // job, shows at once (it said "leading" until this job next came due — up to 6 h)
         this.observer?.leading(job.name, this.leadership.leads(job.name));
@@ -131,35 +140,41 @@ export class Scheduler {
         this.nextAt.set(job.name, sharedNext);
         continue;
       }
-      // a failed run is logged and observed by launch; the pass only waits for it to end
-      started.push({ name: job.name, done: this.launch(job, now).catch(() => undefined) });
+      await this.runJob(job, now);
+      ran.push(job.name);
     }
-    return started;
+    return ran;
   }
 
-  /**
-   * Starts one run, on its own: a slow job (a venue that hangs until its timeout, a scorecard
-   * pass over every agent) holds neither the others nor the next pass — liquidations and the
-   * resting-order matcher keep their cadence. Resolves when the run ends; rejects if it failed.
-   */
-  private launch(job: Job, now: number): Promise<void> {
+  /** One run: recorded, logged and observed; resolves with its error when it failed (never rejects). */
+  private async runJob(job: Job, now: number): Promise<{ error: unknown } | null> {
+    const lane = laneOf(job);
     const dueAtMs = this.nextAt.get(job.name) ?? now;
     this.nextAt.set(job.name, now + job.intervalMs);
-    const run = (async () => {
-      await this.recordStart(job, now);
-      try {
-        // Inside the try, a job that throws before returning its promise is caught too.
-        await job.run(now);
-      } catch (error) {
-        this.log?.warn({ err: error, job: job.name }, 'job failed');
-        this.observer?.ran({ job: job.name, dueAtMs, startedAtMs: now, durationMs: this.clock.now() - now, ok: false });
-        throw error;
-      }
-      this.observer?.ran({ job: job.name, dueAtMs, startedAtMs: now, durationMs: this.clock.now() - now, ok: true });
-    })();
-    const tracked = run.catch(() => undefined).finally(() => this.running.delete(job.name));
-    this.running.set(job.name, tracked);
-    return run;
+    await this.recordStart(job, now);
+    this.current.set(lane, { job, sinceMs: now, reported: false });
+    let failure: { error: unknown } | null = null;
+    try {
+      // Inside the try, a job that throws before returning its promise is caught too.
+      await job.run(now);
+    } catch (error) {
+      failure = { error };
+      this.log?.warn({ err: error, job: job.name }, 'job failed');
+    } finally {
+      this.current.delete(lane);
+    }
+    this.observer?.ran({ job: job.name, dueAtMs, startedAtMs: now, durationMs: this.clock.now() - now, ok: failure === null });
+    return failure;
+  }
+
+  /** A run that has not ended long after its time holds its whole lane: say so once. */
+  private reportStuck(nowMs: number): void {
+    for (const [lane, run] of this.current) {
+      const runningForMs = nowMs - run.sinceMs;
+      if (run.reported || runningForMs < Math.max(STUCK_AFTER_MS, 10 * run.job.intervalMs)) continue;
+      run.reported = true;
+      this.log?.warn({ job: run.job.name, lane, runningForMs }, 'job still running; the other jobs of its lane wait for it');
+    }
   }
 
   /** When a job that keeps its schedule is next due by its last start anywhere (0: now, or unknown). */
@@ -186,30 +201,31 @@ export class Scheduler {
 
   start(tickMs = 1000): void {
     if (this.timer || this.stopped) return;
-    let busy = false;
+    const busy = new Set<string>();
     this.timer = setInterval(() => {
-      // waits for the pass only, not for the runs it started
-      if (busy) return;
-      busy = true;
-      void this.queuePass(() => this.startDue())
-        .catch(() => undefined)
-        .finally(() => {
-          busy = false;
-        });
+      this.reportStuck(this.clock.now());
+      for (const lane of this.lanes) {
+        if (busy.has(lane)) continue;
+        busy.add(lane);
+        void this.inLane(lane, () => this.step(lane))
+          .catch(() => undefined)
+          .finally(() => busy.delete(lane));
+      }
     }, tickMs);
     this.timer.unref();
   }
 
   /**
-   * Stops ticking, waits for the pass under way (a leadership check may be taking a lock) and
-   * every running job, and only then gives up leadership, so no lock outlives the stop.
+   * Stops ticking, waits for every lane's step under way (a running job, or a leadership check
+   * that may be taking a lock), and only then gives up leadership, so no lock outlives the stop.
    */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.pass;
-    await Promise.all(this.running.values());
+    await Promise.all(this.laneTicks.values());
     await this.leadership.release();
   }
 }
+
+const laneOf = (job: Job): string => job.lane ?? 'main';

@@ -9,7 +9,7 @@ import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
 import { findDecisionByPosition, findDecisionByUuid } from '../../src/storage/arena-decisions-repo.js';
 import { findWallet } from '../../src/storage/books-repo.js';
 import { queryRows } from '../../src/storage/db.js';
-import { pmMarkets } from '../../src/storage/schema.js';
+import { tradeableBinaryMarkets, type TradeableBinary } from '../support/pm-markets.js';
 import { AS_OF_GRACE_MS } from '../../src/domain/delta-polling.js';
 import { bearer, createTestApp, type TestApp } from '../support/app.js';
 import { createPmApp, type PmTestApp } from '../support/pm-app.js';
@@ -20,19 +20,11 @@ let t: PmTestApp;
 let defaults: TestApp;
 let seq = 0;
 const ik = () => `pm-ik-${(seq += 1)}`;
-/** Open binary markets on trading venues, priced inside 10..90 on the first outcome. */
-let markets: { source: string; slug: string; yesId: string; noId: string; p: number }[] = [];
+let markets: TradeableBinary[] = [];
 
 beforeAll(async () => {
   t = await createPmApp({ config: { agentRpm: 1_000_000, tradeWpm: 1_000_000 } });
-  const rows = await t.ctx.database.db.select().from(pmMarkets);
-  markets = rows
-    .filter((r) => (r.source === 'polymarket' || r.source === 'kalshi') && r.kind === 'binary' && r.status === 'open' && !r.resolutionState)
-    .map((r) => {
-      const o = r.outcomes as { externalMarketId: string; probability: number }[];
-      return { source: r.source, slug: r.slug, yesId: o[0]!.externalMarketId, noId: o[1]!.externalMarketId, p: o[0]!.probability };
-    })
-    .filter((m) => m.p > 10 && m.p < 90);
+  markets = await tradeableBinaryMarkets(t.ctx.database.db);
   expect(markets.length).toBeGreaterThan(4);
   defaults = await createTestApp();
 }, 180_000);

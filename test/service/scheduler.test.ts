@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/util/clock.js';
 import { SoleLeadership, type Leadership } from '../../src/workers/leadership.js';
 import { Scheduler, type Job, type JobScheduleStore } from '../../src/workers/scheduler.js';
+import { startJobs } from '../../src/workers/start-jobs.js';
 import { databaseJobSchedule } from '../../src/storage/job-schedule-repo.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 import { deferred } from '../support/deferred.js';
@@ -176,21 +177,23 @@ describe('Scheduler (one process)', () => {
     expect(events).toEqual(['tryLead', 'lead taken', 'released', 'stopped']);
   });
 
-  it('a slow job holds neither the other jobs nor later passes, and never runs beside itself', async () => {
+  it('a job in a lane of its own (a hanging venue) holds no other job, and never runs beside itself', async () => {
     const clock = new ManualClock(START);
+    const warn = vi.fn();
     const gate = deferred();
     let slowRuns = 0;
     // a venue that hangs until its timeout: liquidations and matching must keep their cadence
     const hanging: Job = {
       name: 'hanging',
       intervalMs: 10_000,
+      lane: 'venues',
       async run() {
         slowRuns += 1;
         await gate.promise;
       },
     };
     const risk = countingJob('risk', 10_000);
-    const scheduler = new Scheduler([hanging, risk], new SoleLeadership(), clock);
+    const scheduler = new Scheduler([hanging, risk], new SoleLeadership(), clock, { warn });
     scheduler.start(5);
     await vi.waitFor(() => expect(risk.runs).toHaveLength(1), { timeout: 2_000, interval: 5 });
     for (let i = 2; i <= 4; i += 1) {
@@ -198,6 +201,12 @@ describe('Scheduler (one process)', () => {
       await vi.waitFor(() => expect(risk.runs).toHaveLength(i), { timeout: 2_000, interval: 5 });
     }
     expect(slowRuns).toBe(1);
+    expect(warn).not.toHaveBeenCalled();
+    // still running long after its time: said once, naming the job
+    clock.advance(5 * MINUTE_MS);
+    await vi.waitFor(() => expect(warn).toHaveBeenCalledWith(expect.objectContaining({ job: 'hanging', lane: 'venues' }), 'job still running; the other jobs of its lane wait for it'), { timeout: 2_000, interval: 5 });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(warn).toHaveBeenCalledTimes(1);
 
     let stopped = false;
     const stopping = scheduler.stop().then(() => {
@@ -208,6 +217,57 @@ describe('Scheduler (one process)', () => {
     gate.resolve();
     await stopping;
     expect(slowRuns).toBe(1);
+  });
+
+  it('jobs of one lane run one after another, never side by side (they may lock the same books)', async () => {
+    const clock = new ManualClock(START);
+    const gate = deferred();
+    const events: string[] = [];
+    const settlement: Job = {
+      name: 'settlement',
+      intervalMs: MINUTE_MS,
+      async run() {
+        events.push('settlement started');
+        await gate.promise;
+        events.push('settlement ended');
+      },
+    };
+    const sweep: Job = { name: 'sweep', intervalMs: MINUTE_MS, run: async () => void events.push('sweep ran') };
+    const scheduler = new Scheduler([settlement, sweep], new SoleLeadership(), clock);
+    scheduler.start(5);
+    await vi.waitFor(() => expect(events).toEqual(['settlement started']), { timeout: 2_000, interval: 5 });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(events).toEqual(['settlement started']);
+    gate.resolve();
+    await vi.waitFor(() => expect(events).toEqual(['settlement started', 'settlement ended', 'sweep ran']), { timeout: 2_000, interval: 5 });
+    await scheduler.stop();
+  });
+
+  it('start-up runs the first PM ingest before any other job, then ticks (settlement ran beside it)', async () => {
+    const clock = new ManualClock(START);
+    const gate = deferred();
+    const events: string[] = [];
+    const ingest: Job = {
+      name: 'pm-ingest',
+      intervalMs: 15_000,
+      lane: 'pm-venues',
+      async run() {
+        events.push('ingest started');
+        await gate.promise;
+        events.push('ingest ended');
+      },
+    };
+    const settlement: Job = { name: 'pm-settlement', intervalMs: MINUTE_MS, run: async () => void events.push('settlement ran') };
+    const scheduler = new Scheduler([settlement, ingest], new SoleLeadership(), clock);
+    const said: string[] = [];
+    const started = startJobs(scheduler, (line) => said.push(line), { warn: vi.fn() }, 5);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(events).toEqual(['ingest started']);
+    gate.resolve();
+    await started;
+    await vi.waitFor(() => expect(events).toEqual(['ingest started', 'ingest ended', 'settlement ran']), { timeout: 2_000, interval: 5 });
+    expect(said).toEqual(['prediction markets: loading…', 'prediction markets: lists and price history served; ready']);
+    await scheduler.stop();
   });
 
   it('runNow runs a job at once and puts it on its interval; a failed run rejects and is logged', async () => {
