@@ -59,6 +59,12 @@ export interface LedgerNote {
   blockReasons?: string[];
   venue?: string | null;
   observation?: unknown;
+  /**
+   * The instrument a write names through the entity it acts on (a futures close or SL/TP names a
+   * position: its coin); stored as the request summary's `instrument`, so it counts as quoted
+   * after a quote of that coin like an open does.
+   */
+  instrument?: string;
 }
 
 declare module 'fastify' {

@@ -17,9 +17,14 @@ export interface ManifestRow {
 /** How long a quote counts for a later write on the same instrument (supplement 2.7, ours: 5 min). */
 const QUOTE_BEFORE_TRADE_WINDOW_MS = 5 * 60_000;
 
-/** The instrument a request names: its body's coinId, or PM source/slug (as the ledger_instrument SQL function reads it). */
+/**
+ * The instrument a request names: the one its handler noted (a futures close: its position's coin),
+ * else its body's coinId, or PM source/slug (as the ledger_instrument SQL function reads it).
+ */
 function instrumentOf(row: Pick<ManifestRow, 'requestSummary'>): string | null {
-  const body = (row.requestSummary as { body?: Record<string, unknown> | null } | null)?.body;
+  const summary = row.requestSummary as { instrument?: unknown; body?: Record<string, unknown> | null } | null;
+  if (typeof summary?.instrument === 'string') return summary.instrument;
+  const body = summary?.body;
   if (!body) return null;
   if (typeof body.coinId === 'string') return body.coinId;
   return typeof body.source === 'string' && typeof body.slug === 'string' ? `${body.source}/${body.slug}` : null;

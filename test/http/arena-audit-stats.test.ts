@@ -43,6 +43,28 @@ describe('Arena rows and scorecards carry the agent’s public ledger counters',
     expect(await card(hasty.keyId, 'hasty')).toBe(0);
   });
 
+  it('a futures close or SL/TP counts as quoted after a quote of its position\'s coin (it named no coin: never quoted)', async () => {
+    const futures = await t.newKey(undefined, { agentName: 'Closer' });
+    const run = { 'x-service-run-id': 'closer-run' };
+    const call = (path: string, payload: object) =>
+      t.app.inject({ method: 'POST', url: `/api/agent/futures/${path}`, headers: { ...bearer(futures.key), ...run }, payload });
+    const quote = { coinId: '1', side: 'long', leverage: 2, marginMusd: 100 };
+    expect((await call('quote', quote)).statusCode).toBe(200);
+    const opened = await call('open', { ...quote, idempotencyKey: `closer-${++n}` });
+    expect(opened.statusCode).toBe(201);
+    const positionId = opened.json().position.id;
+    expect((await call('sl-tp', { positionId, stopLossPrice: 40_000 })).statusCode).toBe(200);
+    expect((await call('close', { positionId, fraction: 0.5, idempotencyKey: `closer-${++n}` })).statusCode).toBe(200);
+    t.clock.advance(6 * 60_000); // the quote is older than 5 minutes now
+    t.market.set('1', 50_000, t.clock.now());
+    expect((await call('close', { positionId, idempotencyKey: `closer-${++n}` })).statusCode).toBe(200);
+    const performance = (await t.app.inject({ url: '/api/agent/performance', headers: bearer(futures.key) })).json();
+    expect(performance.auditStats).toMatchObject({ quoteCount: 1, writeCount: 4, quoteBeforeTradeRate: 0.75 });
+    // the run manifest reads the same rule over the run's rows
+    const exported = (await t.app.inject({ url: '/api/agent/ledger/export?runId=closer-run', headers: bearer(futures.key) })).json();
+    expect(exported.run.summary).toMatchObject({ quoteCount: 1, writeCount: 4, quoteBeforeTradeRate: 0.75 });
+  });
+
   it('demo rows have none (house agents keep no ledger)', async () => {
     const db = t.testDb.database.db;
     for (const house of await ensureHouseAgents(db)) await trades(db, house.keyId, 'spot', [1], t.clock.now() - 60_000);

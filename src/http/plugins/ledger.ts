@@ -158,6 +158,7 @@ export function installLedger(app: FastifyInstance, ctx: AppContext): void {
         query: request.query ?? null,
         params: request.params ?? null,
         body: request.method === 'GET' ? null : (request.body ?? null),
+        ...(note.instrument !== undefined ? { instrument: note.instrument } : {}),
       }),
       responseSummary,
       blockReasons:

@@ -4,7 +4,15 @@
 -- it, and those with both ids. They start from the ledger rows still kept (retention prunes
 -- older ones, which `writes` still counts), so the share is over the same writes on both sides.
 -- The back-fill reads the ledger once (seconds on millions of rows).
+-- Also: a futures close or SL/TP names no coin in its body (it names a position), so it never
+-- counted as quoted and any agent that closed a position scored leakage_clean 0; its handler now
+-- notes the position's coin as the request summary's `instrument`, which ledger_instrument reads
+-- first (rows written before keep their verdicts).
 -- Statements inside function bodies end with "; --" (see 0006_arena.sql).
+
+CREATE OR REPLACE FUNCTION ledger_instrument(summary json) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(summary ->> 'instrument', summary #>> '{body,coinId}', (summary #>> '{body,source}') || '/' || (summary #>> '{body,slug}'))
+$$;
 
 ALTER TABLE ledger_key_totals
   ADD COLUMN evidence_writes bigint NOT NULL DEFAULT 0,

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { closeFuturesPosition } from '../../../services/futures/close.js';
 import type { AppContext } from '../../context.js';
 import { agentErrors, StrictBody } from '../../schemas.js';
-import { AgentTrace, futuresErrors, IdempotencyKey, PositionEnvelope, PositionId, retryOnContention } from './futures-schemas.js';
+import { AgentTrace, futuresErrors, IdempotencyKey, PositionEnvelope, PositionId, positionCoinOf, retryOnContention } from './futures-schemas.js';
 
 export const FUTURES_CLOSE_URL = '/api/agent/futures/close';
 
@@ -45,6 +45,8 @@ export function futuresCloseRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
           ),
         );
         if (result.replay) request.ledgerNote = { ...request.ledgerNote, ledgerStatus: 'idempotent_replay' };
+        const coinId = positionCoinOf(result.body);
+        if (coinId !== undefined) request.ledgerNote = { ...request.ledgerNote, instrument: coinId };
         return reply.status(result.statusCode).send(result.body as never);
       },
     );

@@ -60,6 +60,12 @@ export const PositionEnvelope = Type.Object(
 
 export const futuresErrors = { 404: ErrorBody, 409: ErrorBody, 422: ErrorBody, 503: ErrorBody };
 
+/** The coin of the position an answer carries (its ledger instrument); undefined for a refusal. */
+export function positionCoinOf(body: unknown): string | undefined {
+  const coinId = (body as { position?: { coin?: { ucid?: unknown } } } | null)?.position?.coin?.ucid;
+  return typeof coinId === 'string' ? coinId : undefined;
+}
+
 /** A write that lost a row lock to another writer (e.g. the risk job) answers 503: retry with the same key. */
 export async function retryOnContention<T>(work: () => Promise<T>): Promise<T> {
   try {

@@ -31,7 +31,7 @@ export function futuresSlTpRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
         const key = request.agentKey!;
         const body = request.body;
         request.ledgerNote = { relatedEntityType: 'futures_position', relatedEntityId: body.positionId };
-        return retryOnContention(() =>
+        const result = await retryOnContention(() =>
           setTriggers(ctx.database.db, ctx.market, ctx.clock.now(), {
             keyId: key.keyId,
             positionId: body.positionId,
@@ -39,6 +39,8 @@ export function futuresSlTpRoute(ctx: AppContext): FastifyPluginAsyncTypebox {
             takeProfitPrice: body.takeProfitPrice,
           }),
         );
+        request.ledgerNote = { ...request.ledgerNote, instrument: result.position.coin.ucid };
+        return result;
       },
     );
   };
