@@ -1,5 +1,5 @@
 import type { LedgerInsert } from '../storage/ledger-repo.js';
-import { sqlStateOf } from '../storage/sql-state.js';
+import { isWriteRefusal, sqlStateOf } from '../storage/sql-state.js';
 import { scrubForStore } from './scrub.js';
 
 export interface LedgerStore {
@@ -84,6 +84,8 @@ export class LedgerWriter {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private healthy = true;
+  /** The last failed write said the database takes no writes (a full disk, a read-only volume). */
+  private writesRefused = false;
   private closed = false;
   private written = 0;
   private droppedRefused = 0;
@@ -100,6 +102,11 @@ export class LedgerWriter {
   /** True while the store accepts writes: only then may a response carry the ledger headers. */
   get recording(): boolean {
     return this.healthy && !this.closed;
+  }
+
+  /** True while the store's last failure said it refuses writes as such (`/readyz` says so), until a write lands. */
+  get refusingWrites(): boolean {
+    return this.writesRefused;
   }
 
   stats(): LedgerWriterStats {
@@ -289,11 +296,13 @@ export class LedgerWriter {
 
   private succeeded(): void {
     this.healthy = true;
+    this.writesRefused = false;
     this.consecutiveFailures = 0;
   }
 
   private failed(rows: Queued[], error: unknown): void {
     this.healthy = false;
+    this.writesRefused = isWriteRefusal(error);
     this.consecutiveFailures += 1;
     // Keep the rows, oldest first, for the next attempt (bounded like any other queued row).
     this.queue.unshift(...rows);

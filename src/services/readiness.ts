@@ -25,15 +25,15 @@ export function readinessProbe(deps: {
   database: Database;
   clock: Clock;
   marketReads: MarketReads | null;
-  /** True while the database refuses writes (the ledger's last write failed and no later one landed). */
-  writesRefused?: () => boolean;
+  /** True while the database refuses writes as such (a full disk, a read-only volume). */
+  writesRefused?: () => Promise<boolean>;
 }): () => Promise<Readiness> {
   let dataSeen = false;
   return async () => {
     await ping(deps.database.db); // throws: the caller answers 503
     // a database that answers reads but refuses writes (a full disk, a read-only volume): every
     // trade answers 503, so a load balancer should send them elsewhere (it stayed ready)
-    if (deps.writesRefused?.()) return { ready: false, waitingFor: ['database_writes'] };
+    if (await deps.writesRefused?.()) return { ready: false, waitingFor: ['database_writes'] };
     if (dataSeen) return { ready: true, waitingFor: [] };
     const waitingFor: string[] = [];
     const reads = deps.marketReads;

@@ -25,6 +25,23 @@ const UNAVAILABLE_STATE = /^08|^53|^57P0[1-4]$|^28|^3D000$/;
 /** The pg pool's own words for a lost connection or a connect timeout; the server's for a database closed to connections (55000). */
 const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|is not currently accepting connections/i;
 
+/** SQLSTATEs of a database that takes no writes: disk full (53100), read-only (25006), an I/O error (58030). */
+const WRITE_REFUSED_STATE = /^53100$|^25006$|^58030$/;
+/** The same said by a file system (PGlite writes its files itself). */
+const WRITE_REFUSED_MESSAGE = /No space left on device|ENOSPC|read-only file system|EROFS/i;
+
+/**
+ * True when a driver error says the database refuses writes as such (a full disk, a read-only
+ * volume) — not a timeout, a failover or a refused row, which pass or blame one statement.
+ */
+export function isWriteRefusal(error: unknown): boolean {
+  for (const { code, message } of causesOf(error)) {
+    if (typeof code === 'string' && (WRITE_REFUSED_STATE.test(code) || code === 'ENOSPC' || code === 'EROFS')) return true;
+    if (typeof message === 'string' && WRITE_REFUSED_MESSAGE.test(message)) return true;
+  }
+  return false;
+}
+
 /**
  * True when a driver error says the database cannot be reached now — not that the statement
  * was wrong: a request failing so is worth retrying (503), not a bug (500).

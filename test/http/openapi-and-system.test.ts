@@ -90,26 +90,34 @@ describe('health', () => {
     }
   });
 
-  it('/readyz answers 503 while the database refuses writes (a full disk), and 200 once a write lands again', async () => {
-    let refuse = true;
+  it('/readyz answers 503 while the database refuses writes (a full disk), 200 once a write lands again; a passing failure leaves it ready', async () => {
+    let failure: Error | null = Object.assign(new Error('could not extend file "base/5/16384": No space left on device'), { code: '53100' });
     let database: TestApp['ctx']['database'] | null = null;
-    const full = Object.assign(new Error('could not extend file "base/5/16384": No space left on device'), { code: '53100' });
     const pm = await createPmApp({
-      ledgerStore: { insert: async (rows) => (refuse ? Promise.reject(full) : insertLedgerRows(database!.db, rows)) },
+      ledgerStore: { insert: async (rows) => (failure ? Promise.reject(failure) : insertLedgerRows(database!.db, rows)) },
     });
     database = pm.ctx.database;
     try {
       expect((await pm.app.inject({ url: '/readyz' })).statusCode).toBe(200);
       const { key } = await pm.newKey();
-      await pm.app.inject({ url: '/api/agent/me', headers: { authorization: `Bearer ${key}` } });
+      const call = () => pm.app.inject({ url: '/api/agent/me', headers: { authorization: `Bearer ${key}` } });
+      await call();
       await pm.ctx.ledger.flush();
       const refused = await pm.app.inject({ url: '/readyz' });
       expect(refused.statusCode).toBe(503);
       expect(refused.json()).toMatchObject({ error: 'not_ready', waitingFor: ['database_writes'] });
       expect(refused.json().message).toContain('the database refuses writes');
-      refuse = false;
-      await pm.ctx.ledger.flush();
+      failure = null;
+      // the probe itself tries the pending rows: no traffic is needed to find the database writable again
       expect((await pm.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+
+      // a pool that timed out, a failover: the writer retries, but the process stays ready
+      failure = new Error('timeout exceeded when trying to connect');
+      await call();
+      await pm.ctx.ledger.flush();
+      expect(pm.ctx.ledger.recording).toBe(false);
+      expect((await pm.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+      failure = null;
     } finally {
       await pm.close();
     }

@@ -17,7 +17,10 @@ function notReadyHint(waitingFor: string[]): string {
 
 export function systemRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const readiness = readinessProbe({ database: ctx.database, clock: ctx.clock, marketReads: ctx.marketReads, writesRefused: () => !ctx.ledger.recording });
+    // while the ledger's writes are refused, each probe tries the pending rows once: a process that
+    // gets no traffic while not ready would otherwise wait out the writer's back-off to find out
+    const writesRefused = async () => ctx.ledger.refusingWrites && (await ctx.ledger.flush(), ctx.ledger.refusingWrites);
+    const readiness = readinessProbe({ database: ctx.database, clock: ctx.clock, marketReads: ctx.marketReads, writesRefused });
     app.get('/healthz', { schema: { summary: 'Liveness: the process answers', tags: ['system'], response: { 200: { description: 'ok', content: { 'text/plain': { schema: Type.String() } } } } } }, async (_request, reply) =>
       reply.type('text/plain').send('ok'),
     );
