@@ -55,7 +55,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
       bookCache: role === 'serve',
       onLost: exitOnDatabaseLost,
     });
-    progress(`database: open and migrated (${opened.kind})`);
+    progress(`database: open and migrated (${opened.kind}${migrationsSaid(opened.migrationsApplied ?? [])})`);
     return opened;
   })();
   opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
@@ -188,4 +188,11 @@ function stopWithLauncher(stop: () => void): void {
     stop();
   }, 500);
   watch.unref();
+}
+
+/** An upgrade says which migrations it applied (an operator could not tell 0031–0033 had run). */
+function migrationsSaid(applied: string[]): string {
+  if (applied.length === 0) return '';
+  const names = applied.map((name) => name.replace(/\.sql$/, ''));
+  return names.length <= 3 ? `; applied ${names.join(', ')}` : `; applied ${names.length} migrations, ${names[0]} … ${names.at(-1)}`;
 }

@@ -19,7 +19,7 @@ import { CliError, flagText, type Flags } from './args.js';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 export const COMPETITIONS_USAGE = `  competitions create --slug S --title T --starts ISO --ends ISO [--description D] [--visibility featured|public|unlisted] [--json]
-  competitions edit <slug> [--title T] [--description D] [--starts ISO] [--ends ISO] [--visibility V] [--json]
+  competitions edit <slug> [--title T] [--description D ("" clears it)] [--starts ISO] [--ends ISO] [--visibility V] [--json]
   competitions enter <slug> <keyId> [--json]
   competitions remove <slug> <keyId> [--json]    take a key out (until the end)
   competitions delete <slug> [--json]             (before it starts)
@@ -97,7 +97,7 @@ function plan(sub: Sub, positional: string[], flags: Flags): (ops: Ops) => Promi
   if (sub === 'create') {
     const [slugFlag, title, startsAt, endsAt] = ['slug', 'title', 'starts', 'ends'].map((f) => flagText(flags, f));
     if (!slugFlag || !title || !startsAt || !endsAt) throw new CliError('create needs --slug, --title, --starts and --ends');
-    const input = { slug: slugFlag, title, startsAt, endsAt, description: flagText(flags, 'description') ?? null, visibility: visibilityFlag(flags) };
+    const input = { slug: slugFlag, title, startsAt, endsAt, description: descriptionFlag(flags) ?? null, visibility: visibilityFlag(flags) };
     checkAdminBody(CreateCompetitionBody, input);
     return (ops) => ops.create(input);
   }
@@ -105,7 +105,7 @@ function plan(sub: Sub, positional: string[], flags: Flags): (ops: Ops) => Promi
   if (!slug) throw new CliError(`${sub} needs <slug>`);
   if (sub === 'edit') {
     const input: EditCompetitionInput = JSON.parse(
-      JSON.stringify({ title: flagText(flags, 'title'), description: flagText(flags, 'description'), startsAt: flagText(flags, 'starts'), endsAt: flagText(flags, 'ends'), visibility: visibilityFlag(flags) }),
+      JSON.stringify({ title: flagText(flags, 'title'), description: descriptionFlag(flags), startsAt: flagText(flags, 'starts'), endsAt: flagText(flags, 'ends'), visibility: visibilityFlag(flags) }),
     );
     if (Object.keys(input).length === 0) throw new CliError('edit needs at least one of --title, --description, --starts, --ends, --visibility');
     checkAdminBody(EditCompetitionBody, input);
@@ -115,6 +115,12 @@ function plan(sub: Sub, positional: string[], flags: Flags): (ops: Ops) => Promi
   if (!Number.isInteger(keyId) || keyId < 1) throw new CliError(`${sub} needs <slug> <keyId>`);
   checkAdminBody(CompetitionEntryBody, { keyId });
   return sub === 'enter' ? (ops) => ops.enter(slug, keyId) : (ops) => ops.remove(slug, keyId);
+}
+
+/** `--description ""` clears it (null, as the API's edit takes it); it stored an empty text. */
+function descriptionFlag(flags: Flags): string | null | undefined {
+  const text = flagText(flags, 'description');
+  return text === '' ? null : text;
 }
 
 /** `competitions create|edit|enter|remove|delete|list`. */

@@ -39,6 +39,8 @@ export interface Database {
   listen(channel: string, onPayload: (payload: string) => void, onListening: (listening: boolean) => void): Promise<() => Promise<void>>;
   /** Account-read copies (src/storage/book-cache.ts), when this process is its database's only writer. */
   bookCache: BookCache | null;
+  /** The migrations this open applied (none when the database was current). */
+  migrationsApplied?: string[];
   /** Connection pool use (PostgreSQL only; metrics). */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -84,7 +86,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const database = options.databaseUrl
     ? openPostgres(withApplicationName(options.databaseUrl, options.applicationName), options.poolMax ?? 10, options.onQuery, cache)
     : await openPglite(options.pgliteDir, options.onQuery, cache, options.onLost);
-  await migrate(database.db);
+  database.migrationsApplied = await migrate(database.db);
   if (cache) bookCaches.set(database.db, cache);
   return database;
 }

@@ -24,17 +24,17 @@ describe('competitions CLI', () => {
   it('creates, enters and lists through the database, then through a running server', async () => {
     const port = await freePort();
     const key = JSON.parse(cli(port, ['keys', 'create', '--user', 'me', '--name', 'racer', '--public', '--json']).stdout.trim());
-    const created = cli(port, ['competitions', 'create', '--slug', 'cup', '--title', 'Cup', '--starts', STARTS, '--ends', ENDS, '--visibility', 'unlisted', '--json']);
+    const created = cli(port, ['competitions', 'create', '--slug', 'cup', '--title', 'Cup', '--description', 'Spring', '--starts', STARTS, '--ends', ENDS, '--visibility', 'unlisted', '--json']);
     expect(created.status, created.stderr).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ slug: 'cup', visibility: 'unlisted', featured: false, entryCount: 0 });
+    expect(JSON.parse(created.stdout)).toMatchObject({ slug: 'cup', description: 'Spring', visibility: 'unlisted', featured: false, entryCount: 0 });
     const entered = cli(port, ['competitions', 'enter', 'cup', String(key.keyId), '--json']);
     expect(entered.status, entered.stderr).toBe(0);
     const missing = cli(port, ['competitions', 'enter', 'nope', String(key.keyId)]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('competition_not_found');
-    const edited = cli(port, ['competitions', 'edit', 'cup', '--title', 'Cup 2026', '--ends', ENDS_LATER, '--json']);
+    const edited = cli(port, ['competitions', 'edit', 'cup', '--title', 'Cup 2026', '--ends', ENDS_LATER, '--description', '', '--json']);
     expect(edited.status, edited.stderr).toBe(0);
-    expect(JSON.parse(edited.stdout)).toMatchObject({ slug: 'cup', name: 'Cup 2026', endsAt: ENDS_LATER });
+    expect(JSON.parse(edited.stdout)).toMatchObject({ slug: 'cup', name: 'Cup 2026', endsAt: ENDS_LATER, description: null }); // "" clears it
     const removed = cli(port, ['competitions', 'remove', 'cup', String(key.keyId), '--json']);
     expect(removed.status, removed.stderr).toBe(0);
     expect(cli(port, ['competitions', 'remove', 'cup', String(key.keyId)]).stderr).toContain('404 entry_not_found');

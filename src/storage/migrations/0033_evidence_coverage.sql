@@ -3,12 +3,21 @@
 -- writes, so the metric was always null. Two counters beside the others: the writes counted for
 -- it, and those with both ids. They start from the ledger rows still kept (retention prunes
 -- older ones, which `writes` still counts), so the share is over the same writes on both sides.
--- The back-fill reads the ledger once (seconds on millions of rows).
 -- Also: a futures close or SL/TP names no coin in its body (it names a position), so it never
 -- counted as quoted and any agent that closed a position scored leakage_clean 0; its handler now
 -- notes the position's coin as the request summary's `instrument`, which ledger_instrument reads
 -- first (rows written before keep their verdicts).
+-- While the back-fill reads the ledger (seconds on millions of rows), new ledger rows wait: an
+-- older process still running (a rolling upgrade) would otherwise insert rows that the back-fill
+-- does not see and its old fold does not count. Reads of the totals wait only for the short
+-- ALTER and UPDATE at the end.
 -- Statements inside function bodies end with "; --" (see 0006_arena.sql).
+
+LOCK TABLE ledger_events IN SHARE MODE;
+
+CREATE TEMP TABLE evidence_backfill ON COMMIT DROP AS
+SELECT key_id, count(*) AS writes, count(*) FILTER (WHERE run_id IS NOT NULL AND decision_id IS NOT NULL) AS traced
+FROM ledger_events WHERE event_type = 'write' GROUP BY key_id;
 
 CREATE OR REPLACE FUNCTION ledger_instrument(summary json) RETURNS text LANGUAGE sql IMMUTABLE AS $$
   SELECT coalesce(summary ->> 'instrument', summary #>> '{body,coinId}', (summary #>> '{body,source}') || '/' || (summary #>> '{body,slug}'))
@@ -19,11 +28,7 @@ ALTER TABLE ledger_key_totals
   ADD COLUMN writes_with_evidence bigint NOT NULL DEFAULT 0;
 
 UPDATE ledger_key_totals t SET evidence_writes = c.writes, writes_with_evidence = c.traced
-FROM (
-  SELECT key_id, count(*) AS writes, count(*) FILTER (WHERE run_id IS NOT NULL AND decision_id IS NOT NULL) AS traced
-  FROM ledger_events WHERE event_type = 'write' GROUP BY key_id
-) c
-WHERE c.key_id = t.key_id;
+FROM evidence_backfill c WHERE c.key_id = t.key_id;
 
 CREATE OR REPLACE FUNCTION ledger_fold_events() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
