@@ -42,6 +42,8 @@ const FIRST_SLICE = 5000;
 /** Our captures are kept this long. */
 const CAPTURE_RETENTION_MS = 90 * DAY_MS;
 
+/** A venue that changed its scale (cents for fractions, a renamed field read as 0..1): not stored as 170 % or −70 %. */
+const isStorable = (m: MarketState): boolean => m.outcomes.length > 0 && m.outcomes.every((o) => o.probability >= 0 && o.probability <= 100);
 
 export interface PmIngestOptions {
   seed: string;
@@ -288,9 +290,9 @@ export class PmIngest {
     const asked = new Map(due.filter((a) => a.mode === 'live').map((a) => [a, ask(a)] as const));
     for (const adapter of due) {
       const answer = await (asked.get(adapter) ?? ask(adapter));
-      // a live list with no usable market (an empty page, every row malformed) is a failure, not
-      // fresh data: it counted as a healthy answer, and readiness waited for its history for good
-      const empty = answer.status === 'fulfilled' && adapter.mode === 'live' && answer.value.markets.length === 0;
+      // a live list with no usable market (an empty page, every row malformed or off the scale) is a
+      // failure, not fresh data: it counted as a healthy answer, and readiness waited for its history for good
+      const empty = answer.status === 'fulfilled' && adapter.mode === 'live' && !answer.value.markets.some(isStorable);
       if (answer.status === 'rejected' || empty) {
         // A failing venue only ages its own freshness; the others carry on.
         const error = answer.status === 'rejected' ? (answer.reason as Error) : new Error('the answer held no usable market');
@@ -306,8 +308,7 @@ export class PmIngest {
         // a venue that lists a market twice in one answer (pages shift under it): the first counts —
         // two rows for one key made the whole run's single upsert fail for every venue
         if (seen.has(key)) return;
-        // a venue that changed its scale (cents for fractions, a renamed field read as 0..1) is not stored as 170 % or −70 %
-        if (m.outcomes.length === 0 || m.outcomes.some((o) => !(o.probability >= 0 && o.probability <= 100))) return;
+        if (!isStorable(m)) return;
         seen.add(key);
         const k = known.get(key);
         const due = m.status === 'open' && (k?.lastCaptureAt == null || nowMs - k.lastCaptureAt >= this.captureEveryMs(m.source));

@@ -202,7 +202,10 @@ describe('ingest with a failing venue', () => {
   });
 
   it('a live list with no usable market is a failed attempt, not fresh data (readiness stops waiting for its history)', async () => {
-    const ingest = new PmIngest(t.ctx.database, { seed: 'live-empty', profile: 'realistic', adapters: liveAdapters(recordedFetch(new Set(), [null, { question: 'no prices' }])) });
+    const poly = fixture('polymarket/markets.json') as Record<string, unknown>[];
+    // nothing parses but one market, and its prices are off the 0..100 scale
+    const unusable = [null, { question: 'no prices' }, { ...poly[0]!, outcomePrices: '["1.7", "-0.7"]' }];
+    const ingest = new PmIngest(t.ctx.database, { seed: 'live-empty', profile: 'realistic', adapters: liveAdapters(recordedFetch(new Set(), unusable)) });
     await ingest.run(NOW + 55 * 3_600_000);
     const health = new Map((await venueHealth(t.ctx.database.db)).map((h) => [h.source, h]));
     expect(health.get('polymarket')).toMatchObject({ lastError: 'the answer held no usable market' });
