@@ -179,12 +179,16 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
   it('asks again, 30 minutes later, for the history of coins whose back-fill the source refused (it never did)', async () => {
     let refusing = true;
     f.routes = liveRoutes().map(([pattern, answer]) => [pattern, () => (refusing && pattern.source.includes('market_chart') ? { status: 429 } : answer())]);
-    const live = liveMarket(clock, f, { backfillCoins: 1, sleep: async () => undefined });
+    const warnings: string[] = [];
+    const live = liveMarket(clock, f, { backfillCoins: 2, sleep: async () => undefined, log: (level, message) => level === 'warn' && warnings.push(message) });
     const charts = () => f.calls.filter((u) => u.includes('/market_chart')).length;
     await live.poll();
     await live.backfillDone();
     expect(charts()).toBeGreaterThan(0);
     expect(live.market.candles('1', '3M')).toHaveLength(1);
+    // rate-limited: the next coin is not asked back to back; one line says so
+    expect(f.calls.filter((u) => u.includes('/coins/ethereum/market_chart'))).toEqual([]);
+    expect(warnings.filter((w) => w.includes('back-fill'))).toEqual([expect.stringContaining('history back-fill failed for 1 coin(s), asked again in 30 min')]);
 
     refusing = false;
     const refused = charts();
@@ -199,7 +203,8 @@ describe('live market polling (recorded CoinGecko and alternative.me answers)', 
     clock.advance(30 * 60_000);
     await live.poll();
     await live.backfillDone();
-    expect(charts()).toBe(refused + 2); // done: not asked again
+    // bitcoin done (not asked again); ethereum, which the source has no history for, is asked each half hour
+    expect(f.calls.filter((u) => u.includes('/coins/bitcoin/market_chart'))).toHaveLength(refused + 2);
   });
 
   it('back-fills the top coins from market_chart so the long candle ranges are full', async () => {

@@ -8,6 +8,7 @@ import { guardPrice, type PriceGuardState } from '../../domain/price-guard.js';
 import type { Clock } from '../../util/clock.js';
 import type { Coin } from '../coins.js';
 import type { AlternativeMeClient } from './alternative-me.js';
+import { SourceError } from './http-json.js';
 import { MARKETS_PAGE_SIZE, mapCoinGeckoIds, type CoinGeckoClient, type CoinGeckoMarketRow } from './coingecko.js';
 import type { LiveSampleFile } from './sample-file.js';
 import { SampleMarket, type QuoteInput } from './sample-market.js';
@@ -221,6 +222,7 @@ export class LiveMarket {
     const wanted = new Set(this.options.coins.slice().sort((a, b) => a.rank - b.rank).slice(0, this.options.backfillCoins).map((c) => c.coinId));
     const targets = [...this.mapping].filter(([, coinId]) => wanted.has(coinId) && !this.hasHistoryBefore(coinId, dayAgoMs));
     let done = 0;
+    const failed: string[] = [];
     for (const [geckoId, coinId] of targets) {
       if (this.stopped) return;
       try {
@@ -231,9 +233,13 @@ export class LiveMarket {
         done += 1;
         if (done % 5 === 0) this.log('info', `live market: back-filling history… ${done}/${targets.length} coins`);
       } catch (error) {
-        this.log('warn', `live market: back-fill of ${geckoId} failed: ${(error as Error).message}`);
+        failed.push(`${geckoId}: ${(error as Error).message}`);
+        // rate-limited: the rest waits for the next attempt instead of asking back to back
+        if (error instanceof SourceError && error.status === 429) break;
+        await sleep(this.options.backfillGapMs ?? 2500);
       }
     }
+    if (failed.length > 0) this.log('warn', `live market: history back-fill failed for ${failed.length} coin(s), asked again in 30 min (${failed.slice(0, 3).join('; ')})`);
     if (targets.length > 0) this.log('info', `live market: back-filled history for ${done} of ${targets.length} coins`);
     // coins whose history the source refused (a 429, an outage) are asked again later, not never
     if (done < targets.length && !this.stopped) this.backfillRetryAtMs = this.options.clock.now() + BACKFILL_RETRY_MS;
