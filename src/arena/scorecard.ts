@@ -98,7 +98,7 @@ export interface TrackAInput {
   tradeCount: number;
   /** Settled (won/lost) PM entries at the market price paid. */
   pmEntries: SettledEntry[];
-  /** Share of futures opens that carried a stop-loss; null without futures opens. */
+  /** Share of futures opens (positions) that carried a stop-loss, set at the open or later; null without futures positions. */
   stopCoverage: number | null;
   /** Share of writes with a run id and a decision id; null without writes (the ledger's counters). */
   evidenceCoverage: number | null;

@@ -121,18 +121,21 @@ export async function settleMarketBatch(
   }
   // Wallets first, in id order, as every other writer takes them (a trade: its wallet, then its
   // position; the futures risk sweep: its batch's wallets ascending): locked in the order of a
-  // grouping below, a settlement and a sweep deadlocked on PostgreSQL.
-  await tx.execute(
-    sql`select id from wallets where id in (
-          select wallet_id from pm_positions where source = ${input.source} and event_slug = ${input.slug} and status = 'open'
-          order by id limit ${batch}
-        ) order by id for update`,
+  // grouping below, a settlement and a sweep deadlocked on PostgreSQL. The batch is exactly the
+  // positions read here, so every wallet it moves is one locked first.
+  const open = await queryRows<{ id: number; walletId: number }>(
+    tx,
+    sql`select id::float8 as id, wallet_id as "walletId" from pm_positions
+        where source = ${input.source} and event_slug = ${input.slug} and status = 'open' order by id limit ${batch}`,
   );
+  if (open.length === 0) return 0;
+  const walletIds = [...new Set(open.map((p) => p.walletId))];
+  await tx.execute(sql`select id from wallets where id = any(${`{${walletIds.join(',')}}`}::int[]) order by id for update`);
   const [row] = await queryRows<{ n: number }>(
     tx,
     sql`with picked as (
-          select id from pm_positions where source = ${input.source} and event_slug = ${input.slug} and status = 'open'
-          order by id limit ${batch} for update
+          select id from pm_positions where id = any(${`{${open.map((p) => p.id).join(',')}}`}::bigint[]) and status = 'open'
+          order by id for update
         ), s as (
           update pm_positions p set status = ${status},
             settlement_state = ${winner === null ? 'voided' : 'settled'},

@@ -74,28 +74,34 @@ describe('Arena rows and scorecards carry the agent’s public ledger counters',
   });
 
   // after the demo-row test: with these two agents qualified too, the house steps aside
-  it('scorecard stop_coverage is the share of futures opens with a stop-loss; evidence_coverage the share of writes with run and decision ids', async () => {
+  it('scorecard stop_coverage is the share of futures positions that carried a stop-loss; evidence_coverage the share of writes with run and decision ids', async () => {
     const traced = await t.newKey(undefined, { agentName: 'Traced', public: true });
     const bare = await t.newKey(undefined, { agentName: 'Bare', public: true });
     const ids = { 'x-service-run-id': 'run-7', 'x-service-decision-id': 'decision-1' };
+    const write = (key: string, path: string, payload: object, headers: object = {}) =>
+      t.app.inject({ method: 'POST', url: `/api/agent/${path}`, headers: { ...bearer(key), ...headers }, payload });
     const open = (key: string, coinId: string, extra: object = {}, headers: object = {}) =>
-      t.app.inject({
-        method: 'POST',
-        url: '/api/agent/futures/open',
-        headers: { ...bearer(key), ...headers },
-        payload: { coinId, side: 'long', leverage: 2, marginMusd: 100, idempotencyKey: `cover-${++n}`, ...extra },
-      });
+      write(key, 'futures/open', { coinId, side: 'long', leverage: 2, marginMusd: 100, idempotencyKey: `cover-${++n}`, ...extra }, headers);
     t.market.set('1027', 3_000, t.clock.now());
-    expect((await open(traced.key, '1', { stopLossPrice: 40_000 }, ids)).statusCode).toBe(201);
-    expect((await open(traced.key, '1027', {}, { 'x-service-run-id': 'run-7' })).statusCode).toBe(201); // no decision id: not evidence
-    expect((await t.app.inject({ method: 'POST', url: '/api/agent/spot/order', headers: { ...bearer(traced.key), ...ids }, payload: { ...buy, orderType: 'market', idempotencyKey: `cover-${++n}` } })).statusCode).toBe(200);
+    t.market.set('1', 50_000, t.clock.now());
+    expect((await open(traced.key, '1', { stopLossPrice: 40_000 }, ids)).statusCode).toBe(201); // a stop at open; both ids in headers
+    const later = await open(traced.key, '1027', {}, { 'x-service-run-id': 'run-7' }); // no decision id: not evidence
+    expect(later.statusCode).toBe(201);
+    // a stop set after opening counts too; ids sent in the body's agentTrace count like the headers
+    const slTp = await write(traced.key, 'futures/sl-tp', { positionId: later.json().position.id, stopLossPrice: 2_000, agentTrace: { runId: 'run-7', decisionId: 'decision-2' } });
+    expect(slTp.statusCode).toBe(200);
+    expect((await write(traced.key, 'spot/order', { ...buy, orderType: 'market', idempotencyKey: `cover-${++n}` }, ids)).statusCode).toBe(200);
     expect((await order(traced.key)).statusCode).toBe(200);
+    expect((await open(bare.key, '1')).statusCode).toBe(201);
     expect((await order(bare.key)).statusCode).toBe(200);
     for (const keyId of [traced.keyId, bare.keyId]) await trades(t.testDb.database.db, keyId, 'spot', [10, -5, 10, -5, 10], t.clock.now() - 60_000);
     await t.ctx.ledger.flush();
 
     const metrics = async (keyId: number, name: string) => (await t.app.inject({ url: `/api/arena/agents/a${keyId}-${name}/scorecard` })).json().scorecard.metrics;
-    expect(await metrics(traced.keyId, 'traced')).toMatchObject({ stop_coverage: 0.5, evidence_coverage: 0.5 });
-    expect(await metrics(bare.keyId, 'bare')).toMatchObject({ stop_coverage: null, evidence_coverage: 0 });
+    expect(await metrics(traced.keyId, 'traced')).toMatchObject({ stop_coverage: 1, evidence_coverage: 0.6 });
+    expect(await metrics(bare.keyId, 'bare')).toMatchObject({ stop_coverage: 0, evidence_coverage: 0 });
+    const none = await t.newKey(undefined, { agentName: 'Spotonly', public: true });
+    await trades(t.testDb.database.db, none.keyId, 'spot', [10, -5, 10, -5, 10], t.clock.now() - 60_000);
+    expect(await metrics(none.keyId, 'spotonly')).toMatchObject({ stop_coverage: null, evidence_coverage: null });
   });
 });

@@ -1,7 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forcePmResolution } from '../../src/pm/api.js';
 import { settlePmPositions } from '../../src/services/pm-trading-settlement.js';
 import { findWallet } from '../../src/storage/books-repo.js';
+import { queryRows } from '../../src/storage/db.js';
 import { lockWalletsById, setWriteLockTimeout } from '../../src/storage/futures-repo.js';
 import { bearer } from '../support/app.js';
 import { TEST_DATABASE_URL } from '../support/db.js';
@@ -45,7 +47,10 @@ describe.skipIf(!TEST_DATABASE_URL)('PM settlement beside the futures risk sweep
     });
     await lockedFirst.promise;
     const settlement = settlePmPositions(t.ctx.database, t.clock.now());
-    await new Promise((r) => setTimeout(r, 300)); // the settlement now waits for the lowest wallet
+    // the settlement now waits for the lowest wallet (a lock wait, seen by PostgreSQL)
+    const lockWaits = async () =>
+      (await queryRows<{ n: number }>(t.ctx.database.db, sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`))[0]!.n;
+    await expect.poll(lockWaits, { timeout: 10_000, interval: 20 }).toBeGreaterThan(0);
     goOn.resolve();
     const outcomes = await Promise.allSettled([sweep, settlement]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled']);
