@@ -55,7 +55,12 @@ export async function runServer(config: Config, role: Role): Promise<void> {
       bookCache: role === 'serve',
       onLost: exitOnDatabaseLost,
     });
-    progress(`database: open and migrated (${opened.kind}${migrationsSaid(opened.migrationsApplied ?? [])})`);
+    progress(`database: open and migrated (${opened.kind}${migrationsSaid(opened.migrations?.applied ?? [])})`);
+    const changed = opened.migrations?.changed ?? [];
+    // an edited migration never runs again: the database keeps what its earlier text did
+    if (changed.length > 0) {
+      process.stderr.write(`paper-arena: warning: migration(s) changed since this database applied them: ${changed.join(', ')} (the database keeps what the earlier text did; see docs/deployment.md)\n`);
+    }
     return opened;
   })();
   opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled

@@ -7,7 +7,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import * as schema from './schema.js';
-import { migrate } from './migrate.js';
+import { migrateAndCheck, type MigrationRun } from './migrate.js';
 import { BookCache, BOOK_CHANGES_CHANNEL } from './book-cache.js';
 import { openPgliteThread, type PgliteThread } from './pglite-thread.js';
 import { pgliteTemplateDump } from './pglite-template.js';
@@ -39,8 +39,8 @@ export interface Database {
   listen(channel: string, onPayload: (payload: string) => void, onListening: (listening: boolean) => void): Promise<() => Promise<void>>;
   /** Account-read copies (src/storage/book-cache.ts), when this process is its database's only writer. */
   bookCache: BookCache | null;
-  /** The migrations this open applied (none when the database was current). */
-  migrationsApplied?: string[];
+  /** The migrations this open applied (none when the database was current), and those applied earlier whose files changed since. */
+  migrations?: MigrationRun;
   /** Connection pool use (PostgreSQL only; metrics). */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -86,7 +86,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const database = options.databaseUrl
     ? openPostgres(withApplicationName(options.databaseUrl, options.applicationName), options.poolMax ?? 10, options.onQuery, cache)
     : await openPglite(options.pgliteDir, options.onQuery, cache, options.onLost);
-  database.migrationsApplied = await migrate(database.db);
+  database.migrations = await migrateAndCheck(database.db);
   if (cache) bookCaches.set(database.db, cache);
   return database;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -18,6 +19,19 @@ export function migrationFiles(): { name: string; sql: string }[] {
 /** The database has migrations this build does not know: a newer version migrated it. */
 export class NewerSchemaError extends Error {}
 
+/** A migration's text as applied (line endings aside: a checkout with CRLF is the same migration). */
+const checksumOf = (text: string): string => createHash('sha256').update(text.replace(/\r\n/g, '\n')).digest('hex');
+
+export interface MigrationRun {
+  /** Migrations this run applied, in order. */
+  applied: string[];
+  /**
+   * Migrations applied earlier whose file has changed since (tracked by name only, an edited
+   * migration never runs again: the database keeps what the earlier text did).
+   */
+  changed: string[];
+}
+
 /**
  * Applies the checked-in SQL migrations in order, once each. One transaction holds an
  * advisory lock, so several processes starting together on one PostgreSQL apply them once.
@@ -25,16 +39,28 @@ export class NewerSchemaError extends Error {}
  * newer schema's rules (guards, constraints, functions) were changed to treat otherwise.
  */
 export async function migrate(db: Db): Promise<string[]> {
+  return (await migrateAndCheck(db)).applied;
+}
+
+/**
+ * `migrate`, also naming the applied migrations whose files changed since. Each applied
+ * migration's checksum is kept beside its name (those applied by versions before checksums get
+ * today's, on the assumption that they were not edited).
+ */
+export async function migrateAndCheck(db: Db): Promise<MigrationRun> {
   const applied: string[] = [];
+  const changed: string[] = [];
   await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
     await tx.execute(
       sql`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`,
     );
-    const done = (await tx.execute(sql`select name from schema_migrations`)) as unknown as {
-      rows: { name: string }[];
+    await tx.execute(sql`alter table schema_migrations add column if not exists checksum text`);
+    const done = (await tx.execute(sql`select name, checksum from schema_migrations`)) as unknown as {
+      rows: { name: string; checksum: string | null }[];
     };
     const doneNames = new Set(done.rows.map((r) => r.name));
+    const checksums = new Map(done.rows.map((r) => [r.name, r.checksum]));
     const files = migrationFiles();
     const known = new Set(files.map((f) => f.name));
     const newer = [...doneNames].filter((name) => !known.has(name)).sort();
@@ -44,13 +70,19 @@ export async function migrate(db: Db): Promise<string[]> {
       );
     }
     for (const file of files) {
-      if (doneNames.has(file.name)) continue;
+      const checksum = checksumOf(file.sql);
+      if (doneNames.has(file.name)) {
+        const kept = checksums.get(file.name);
+        if (kept === null) await tx.execute(sql`update schema_migrations set checksum = ${checksum} where name = ${file.name}`);
+        else if (kept !== checksum) changed.push(file.name);
+        continue;
+      }
       for (const statement of splitStatements(file.sql)) await tx.execute(sql.raw(statement));
-      await tx.execute(sql`insert into schema_migrations (name) values (${file.name})`);
+      await tx.execute(sql`insert into schema_migrations (name, checksum) values (${file.name}, ${checksum})`);
       applied.push(file.name);
     }
   });
-  return applied;
+  return { applied, changed };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate, migrationFiles, NewerSchemaError } from '../../src/storage/migrate.js';
+import { migrate, migrateAndCheck, migrationFiles, NewerSchemaError } from '../../src/storage/migrate.js';
 import { freshDatabase, type TestDatabase } from '../support/db.js';
 
 let testDb: TestDatabase;
@@ -29,5 +29,19 @@ describe('migrations', () => {
       await testDb.database.db.execute(sql`delete from schema_migrations where name like '999%'`);
     }
     expect(await migrate(testDb.database.db)).toEqual([]);
+  });
+
+  it('names an applied migration whose file changed since (tracked by name, it never runs again); fills in a missing checksum', async () => {
+    const db = testDb.database.db;
+    const [first, second] = migrationFiles().map((f) => f.name);
+    expect(await migrateAndCheck(db)).toEqual({ applied: [], changed: [] });
+    // applied by an earlier text of the file; and one applied by a version that kept no checksums
+    await db.execute(sql`update schema_migrations set checksum = 'earlier text' where name = ${first}`);
+    await db.execute(sql`update schema_migrations set checksum = null where name = ${second}`);
+    expect(await migrateAndCheck(db)).toEqual({ applied: [], changed: [first] });
+    const [kept] = ((await db.execute(sql`select checksum from schema_migrations where name = ${second}`)) as unknown as { rows: { checksum: string | null }[] }).rows;
+    expect(kept!.checksum).toMatch(/^[0-9a-f]{64}$/);
+    await db.execute(sql`update schema_migrations set checksum = null where name = ${first}`);
+    expect(await migrateAndCheck(db)).toEqual({ applied: [], changed: [] });
   });
 });
