@@ -6,7 +6,7 @@ import { EVALUATION_POLICY_VERSION, EXECUTION_POLICY_VERSION } from '../arena/de
 import { trackA, trackB } from '../arena/scorecard.js';
 import { listDecisionScores } from '../storage/arena-decisions-repo.js';
 import { insertRun, latestRunOf, listScorecardCandidates, loadTrackAFacts, type RunRow } from '../storage/arena-scorecards-repo.js';
-import type { Queryable } from '../storage/db.js';
+import type { Db, Queryable } from '../storage/db.js';
 import { canonicalJson, sha256Hex } from '../util/canonical-json.js';
 
 const runRef = (run: RunRow | null) => (run ? { id: run.id, computedAt: run.computedAt, contentHash: run.contentHash } : null);
@@ -47,8 +47,16 @@ export async function computeScorecard(db: Queryable, keyId: number) {
   };
 }
 
-/** Freezes a run for one agent when its scores changed since its latest run; returns the new id. */
-export async function freezeRun(db: Queryable, keyId: number, agentName: string | null, nowMs: number): Promise<number | null> {
+/**
+ * Freezes a run for one agent when its scores changed since its latest run; returns the new id.
+ * Its reads share one snapshot: a settlement or risk-sweep batch committing between them froze a
+ * torn result (trades counted that the realized series did not hold), hashed and kept for hours.
+ */
+export function freezeRun(db: Db, keyId: number, agentName: string | null, nowMs: number): Promise<number | null> {
+  return db.transaction((tx) => freezeRunIn(tx, keyId, agentName, nowMs), { isolationLevel: 'repeatable read' });
+}
+
+async function freezeRunIn(db: Queryable, keyId: number, agentName: string | null, nowMs: number): Promise<number | null> {
   const sc = await computeScorecard(db, keyId);
   if (sc.latest?.metricsHash === sc.metricsHash) return null;
   const handle = handleFor(keyId, agentName);
@@ -73,7 +81,7 @@ export async function freezeRun(db: Queryable, keyId: number, agentName: string 
 }
 
 /** The scorecard-runs job: one pass over public agents with activity. */
-export async function freezeScorecardRuns(db: Queryable, nowMs: number): Promise<number> {
+export async function freezeScorecardRuns(db: Db, nowMs: number): Promise<number> {
   let frozen = 0;
   for (const agent of await listScorecardCandidates(db)) {
     if ((await freezeRun(db, agent.keyId, agent.agentName, nowMs)) !== null) frozen += 1;
