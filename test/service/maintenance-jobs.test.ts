@@ -61,3 +61,20 @@ describe('PGlite vacuum', () => {
     expect(await size()).toBeLessThanOrEqual(settled * 1.5);
   });
 });
+
+describe('job lanes', () => {
+  it('every job that touches books shares one lane; in live mode the PM ingest waits on the venues in a lane of its own', () => {
+    const lanes = (kind: string) =>
+      new Map(
+        buildJobs({ database: t.ctx.database, market: t.market, clock: t.clock, houseAgents: false, config: { simSeed: 'lanes', simProfile: 'realistic', marketData: { kind } } }).map((j) => [
+          j.name,
+          j.lane ?? 'main',
+        ]),
+      );
+    const live = lanes('live');
+    expect(live.get('pm-ingest')).toBe('pm-venues');
+    expect(new Set([...live].filter(([name]) => name !== 'pm-ingest').map(([, lane]) => lane))).toEqual(new Set(['main']));
+    expect(new Set(lanes('sim').values())).toEqual(new Set(['main'])); // simulated venues answer at once
+  });
+});
+
