@@ -94,11 +94,7 @@ function performanceTotalsSql(keyId: number): SQL {
     'activeDays', coalesce((select active_days from account_totals where key_id = ${keyId}), 0))`;
 }
 
-/**
- * Realized totals and ledger counts for auditStats (supplement 2.7) in one round trip, from the
- * running totals migration 0011's triggers keep. A write "follows a quote" when the same key
- * quoted the same instrument (body coinId, or PM source/slug) in the 5 minutes before it.
- */
+/** A key's ledger counters (`AuditCounts`) from its `ledger_key_totals` row `l`; zeros without one. */
 const AUDIT_COLUMNS = sql`coalesce(l.events, 0)::int as "ledgerEventCount", coalesce(l.quotes, 0)::int as "quoteCount",
   coalesce(l.writes, 0)::int as "writeCount", coalesce(l.rejections, 0)::int as "rejectionCount",
   coalesce(l.replays, 0)::int as "idempotentReplayCount", coalesce(l.run_ids, 0)::int as "runIdEventCount",
@@ -116,6 +112,11 @@ export async function auditCountsOf(db: Queryable, keyIds: number[]): Promise<Ma
   return new Map(rows.map(({ keyId, ...counts }) => [keyId, counts]));
 }
 
+/**
+ * Realized totals and ledger counts for auditStats (supplement 2.7) in one round trip, from the
+ * running totals migration 0011's triggers keep. A write "follows a quote" when the same key
+ * quoted the same instrument (body coinId, or PM source/slug) in the 5 minutes before it.
+ */
 export async function performanceRead(db: Queryable, keyId: number): Promise<{ totals: PerformanceTotals; audit: AuditCounts }> {
   const [row] = await queryRows<AuditCounts & { totals: PerformanceTotals }>(
     db,

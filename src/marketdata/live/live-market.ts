@@ -13,14 +13,13 @@ import { MARKETS_PAGE_SIZE, mapCoinGeckoIds, type CoinGeckoClient, type CoinGeck
 import type { LiveSampleFile } from './sample-file.js';
 import { SampleMarket, type QuoteInput } from './sample-market.js';
 
-/** A back-fill that left coins without history is tried again after this long (the public API allows a few calls a minute). */
-const BACKFILL_RETRY_MS = 30 * 60_000;
-
 export const LIVE_SOURCE = 'live:coingecko';
 const FEAR_GREED_EVERY_MS = 10 * 60_000;
 const MAX_FEAR_GREED_AGE_MS = 2 * 86_400_000;
 const FIAT_EVERY_MS = 30 * 60_000;
 const COMPACT_EVERY_MS = 6 * 3_600_000;
+/** A back-fill that left coins without history is tried again after this long (the public API allows a few calls a minute). */
+const BACKFILL_RETRY_MS = 30 * 60_000;
 /** A row the source last updated longer ago than this is an old cache answer, not a price now. */
 export const MAX_ROW_AGE_MS = 10 * 60_000;
 /** Coins left unmapped (no usable row on the mapping pages) are looked for again this often. */
