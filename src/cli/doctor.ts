@@ -13,6 +13,11 @@ export async function runDoctor(config: Config): Promise<number> {
     for (const d of report.holdingDiscrepancies ?? []) {
       process.stdout.write(`  wallet ${d.walletId} (key ${d.keyId ?? '?'}) coin ${d.coinId} ${d.bucket}: balance ${d.balance ?? '-'} vs journal ${d.journal}\n`);
     }
+    // An older server (before this field) answers without it.
+    const changed = report.changedMigrations ?? [];
+    if (changed.length > 0) {
+      process.stdout.write(`warning: migration(s) changed since this database applied them (they do not run again): ${changed.join(', ')}\n`);
+    }
     return report.ok ? 0 : 1;
   } finally {
     await ops.close();

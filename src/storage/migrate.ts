@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { projectPath } from '../util/project-files.js';
-import type { Db } from './db.js';
+import { queryRows, type Db, type Queryable } from './db.js';
 
 const MIGRATIONS_DIR = projectPath('src', 'storage', 'migrations');
 // Any constant works; it only has to be the same in every process of one deployment.
@@ -69,12 +69,11 @@ export async function migrateAndCheck(db: Db): Promise<MigrationRun> {
         `the database was migrated by a newer version of Paper Arena (${newer.at(-1)}; this version knows up to ${files.at(-1)?.name ?? 'none'}): run that version or a later one`,
       );
     }
+    changed.push(...changedSince(checksums, files));
     for (const file of files) {
       const checksum = checksumOf(file.sql);
       if (doneNames.has(file.name)) {
-        const kept = checksums.get(file.name);
-        if (kept === null) await tx.execute(sql`update schema_migrations set checksum = ${checksum} where name = ${file.name}`);
-        else if (kept !== checksum) changed.push(file.name);
+        if (checksums.get(file.name) === null) await tx.execute(sql`update schema_migrations set checksum = ${checksum} where name = ${file.name}`);
         continue;
       }
       for (const statement of splitStatements(file.sql)) await tx.execute(sql.raw(statement));
@@ -83,6 +82,28 @@ export async function migrateAndCheck(db: Db): Promise<MigrationRun> {
     }
   });
   return { applied, changed };
+}
+
+/** Applied migrations (name → kept checksum, null when unknown) whose file differs now. */
+function changedSince(kept: Map<string, string | null>, files: { name: string; sql: string }[]): string[] {
+  return files.filter((f) => {
+    const checksum = kept.get(f.name);
+    return checksum != null && checksum !== checksumOf(f.sql);
+  }).map((f) => f.name);
+}
+
+/**
+ * Read-only (for `doctor`): the applied migrations whose file in this build differs from the
+ * text the database ran. None before the first start that kept checksums.
+ */
+export async function changedMigrations(db: Queryable): Promise<string[]> {
+  const hasChecksums = await queryRows<{ present: boolean }>(
+    db,
+    sql`select exists (select 1 from information_schema.columns where table_name = 'schema_migrations' and column_name = 'checksum') as present`,
+  );
+  if (!hasChecksums[0]?.present) return [];
+  const rows = await queryRows<{ name: string; checksum: string | null }>(db, sql`select name, checksum from schema_migrations`);
+  return changedSince(new Map(rows.map((r) => [r.name, r.checksum])), migrationFiles());
 }
 
 /**

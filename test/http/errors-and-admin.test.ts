@@ -1,6 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/domain/api-keys.js';
+import { queryRows } from '../../src/storage/db.js';
 import { findKey } from '../../src/storage/keys-repo.js';
+import { migrationFiles } from '../../src/storage/migrate.js';
 import { adminHeaders, bearer, createTestApp, type TestApp } from '../support/app.js';
 import { HARNESS_URL, registerHarnessWrite } from '../support/harness-write.js';
 
@@ -138,5 +141,19 @@ describe('admin surface', () => {
     const report = (await t.app.inject({ url: '/api/admin/doctor', headers: adminHeaders })).json();
     expect(report.ok).toBe(true);
     expect(report.walletsChecked).toBeGreaterThanOrEqual(1);
+    expect(report.changedMigrations).toEqual([]);
+  });
+
+  it('names migrations whose file changed since the database applied them (doctor; a warning, books still ok)', async () => {
+    const db = t.testDb.database.db;
+    const [first] = migrationFiles().map((f) => f.name);
+    const [kept] = await queryRows<{ checksum: string }>(db, sql`select checksum from schema_migrations where name = ${first}`);
+    await db.execute(sql`update schema_migrations set checksum = 'earlier text' where name = ${first}`);
+    try {
+      const report = (await t.app.inject({ url: '/api/admin/doctor', headers: adminHeaders })).json();
+      expect(report).toMatchObject({ ok: true, changedMigrations: [first] });
+    } finally {
+      await db.execute(sql`update schema_migrations set checksum = ${kept!.checksum} where name = ${first}`);
+    }
   });
 });

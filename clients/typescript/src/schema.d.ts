@@ -2347,6 +2347,8 @@ export interface operations {
                             balance: string | null;
                             journal: string;
                         }[];
+                        /** @description applied migrations whose file in this build differs from what the database ran (a warning; `ok` is about the books) */
+                        changedMigrations: string[];
                     };
                 };
             };

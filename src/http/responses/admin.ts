@@ -13,6 +13,9 @@ export const DoctorResponse = Type.Object({
   holdingDiscrepancies: Type.Array(
     Type.Object({ walletId: Int(), keyId: Nullable(Int()), coinId: Str(), bucket: Str(), balance: Nullable(Str()), journal: Str() }),
   ),
+  changedMigrations: Type.Array(Str(), {
+    description: 'applied migrations whose file in this build differs from what the database ran (a warning; `ok` is about the books)',
+  }),
 });
 
 export const ReadyResponse = Type.Object({ status: Type.Literal('ready'), database: Str({ description: 'pglite or postgres' }) });
