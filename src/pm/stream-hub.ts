@@ -2,7 +2,8 @@
  * SSE fan-out for `/api/prediction-markets/stream`. Events are rows of pm_stream_events
  * written by the ingest job (on whichever process leads it); NOTIFY tells every API process
  * to read the new rows, so each process serves every event. A bounded in-memory buffer
- * answers `Last-Event-ID` resumes; heartbeats keep idle connections open.
+ * answers `Last-Event-ID` resumes (a `resync` event says when it cannot answer one whole);
+ * heartbeats keep idle connections open.
  */
 import type { ServerResponse } from 'node:http';
 import type { Database } from '../storage/db.js';
@@ -41,12 +42,17 @@ interface Buffered {
   frame: string;
 }
 
+/** Why a resume cannot replay everything after the client's `Last-Event-ID`. */
+export type ResyncReason = 'events_dropped' | 'unknown_event_id';
+
 export class PmStreamHub {
   options: StreamOptions;
   private readonly clients = new Set<Client>();
   private readonly perIp = new Map<string, number>();
   private buffer: Buffered[] = [];
   private lastId = 0;
+  /** Events up to this id may have left the buffer: a resume from before it has missed some. */
+  private droppedThrough = 0;
   private reading: Promise<void> = Promise.resolve();
   private heartbeat: NodeJS.Timeout | null = null;
   private unlisten: (() => Promise<void>) | null = null;
@@ -64,6 +70,11 @@ export class PmStreamHub {
     return this.clients.size;
   }
 
+  /** The newest event id this process has read. */
+  get newestId(): number {
+    return this.lastId;
+  }
+
   configure(options: Partial<StreamOptions>): void {
     this.options = { ...this.options, ...options };
     if (this.heartbeat) this.restartHeartbeat();
@@ -74,6 +85,8 @@ export class PmStreamHub {
     this.started ??= (async () => {
       const recent = await latestPmStreamEvents(this.database.db, this.options.bufferSize);
       for (const e of recent) this.append(e.id, e.kind, e.payload);
+      // A full buffer: older events may exist that it does not hold.
+      if (recent.length > 0 && recent.length >= this.options.bufferSize) this.droppedThrough = recent[0]!.id - 1;
       this.unlisten = await this.database.listen(
         PM_STREAM_CHANNEL,
         () => this.pull(),
@@ -118,7 +131,11 @@ export class PmStreamHub {
     const item = { id, frame: `id: ${id}\nevent: ${kind}\ndata: ${data}\n\n` };
     this.lastId = Math.max(this.lastId, id);
     this.buffer.push(item);
-    if (this.buffer.length > this.options.bufferSize) this.buffer = this.buffer.slice(-this.options.bufferSize);
+    if (this.buffer.length > this.options.bufferSize) {
+      const dropped = this.buffer.length - this.options.bufferSize;
+      this.droppedThrough = Math.max(this.droppedThrough, this.buffer[dropped - 1]!.id);
+      this.buffer = this.buffer.slice(dropped);
+    }
     return item;
   }
 
@@ -143,6 +160,17 @@ export class PmStreamHub {
     this.heartbeat.unref();
   }
 
+  /**
+   * Null when the buffer holds every event after `lastEventId`; otherwise why not: events after
+   * it have left the buffer, or the id is newer than any this process has read (another
+   * database, or a reset one) — the client should re-read the lists it follows.
+   */
+  private resyncReason(lastEventId: number): ResyncReason | null {
+    if (lastEventId < this.droppedThrough) return 'events_dropped';
+    if (lastEventId > this.lastId) return 'unknown_event_id';
+    return null;
+  }
+
   /** Whether one more stream from `ip` fits under the caps. */
   admits(ip: string): boolean {
     return this.clients.size < this.options.maxTotal && (this.perIp.get(ip) ?? 0) < this.options.maxPerIp;
@@ -162,8 +190,14 @@ export class PmStreamHub {
       'X-Accel-Buffering': 'no',
       ...headers,
     });
-    let text = `retry: ${this.options.retryMs}\n: connected ${new Date(this.clock.now()).toISOString()}\n\n`;
-    if (lastEventId !== null) for (const item of this.buffer) if (item.id > lastEventId) text += item.frame;
+    const at = new Date(this.clock.now()).toISOString();
+    let text = `retry: ${this.options.retryMs}\n: connected ${at}\n\n`;
+    if (lastEventId !== null) {
+      const reason = this.resyncReason(lastEventId);
+      // No `id:` line: the client's last event id stays its own until a replayed event moves it.
+      if (reason) text += `event: resync\ndata: ${JSON.stringify({ at, reason, lastEventId, oldestReplayedId: this.buffer.find((b) => b.id > lastEventId)?.id ?? null })}\n\n`;
+      for (const item of this.buffer) if (item.id > lastEventId) text += item.frame;
+    }
     res.write(text);
     const gone = () => {
       if (!this.clients.delete(client)) return;

@@ -72,6 +72,48 @@ describe('GET /api/prediction-markets/stream', () => {
     b.close();
   }, 60_000);
 
+  it('sends a resync event when a Last-Event-ID resume cannot be answered whole (left the buffer, or unknown)', async () => {
+    const hub = pmStreamHub(t.ctx)!;
+    /** The stream's text up to its first heartbeat after connecting: what a resume replays. */
+    const opening = async (lastEventId: number) => {
+      const s = await open({ 'Last-Event-ID': String(lastEventId) });
+      await s.waitFor(/: connected [^\n]+\n\n[\s\S]*: hb /);
+      s.close();
+      return s.text();
+    };
+    const resyncOf = (text: string) => {
+      const frame = text.split('\n\n').find((f) => f.startsWith('event: resync\n'));
+      return frame ? { hasId: /^id: /m.test(frame), data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) } : null;
+    };
+    t.clock.advance(3 * 3_600_000);
+    await t.ingest.run(t.clock.now());
+    await hub.pull();
+    const before = hub.newestId;
+    expect(before).toBeGreaterThan(0);
+    expect(resyncOf(await opening(before))).toBeNull();
+    expect(resyncOf(await opening(before + 1_000))).toEqual({
+      hasId: false,
+      data: { at: expect.any(String), reason: 'unknown_event_id', lastEventId: before + 1_000, oldestReplayedId: null },
+    });
+
+    // A buffer of 1: the next ingest's events push `before` and all but the newest out.
+    hub.configure({ bufferSize: 1 });
+    try {
+      t.clock.advance(3 * 3_600_000);
+      await t.ingest.run(t.clock.now());
+      await hub.pull();
+      const newest = hub.newestId;
+      expect(newest).toBeGreaterThan(before + 1);
+      const text = await opening(before);
+      expect(resyncOf(text)).toEqual({ hasId: false, data: { at: expect.any(String), reason: 'events_dropped', lastEventId: before, oldestReplayedId: newest } });
+      // then what the buffer holds, after the resync event
+      expect(text.indexOf(`id: ${newest}\n`)).toBeGreaterThan(text.indexOf('event: resync'));
+      expect(resyncOf(await opening(newest - 1))).toBeNull();
+    } finally {
+      hub.configure({ bufferSize: 500 });
+    }
+  }, 60_000);
+
   it('answers HEAD with the stream headers at once, without taking a stream slot', async () => {
     for (let i = 0; i < 4; i += 1) {
       const head = await new Promise<http.IncomingMessage>((resolve, reject) => {

@@ -1254,7 +1254,7 @@ export interface paths {
         };
         /**
          * Live stream (text/event-stream): deltas (~15 s), whale, resolution; heartbeats; Last-Event-ID resume
-         * @description Events: `deltas` {at, deltas[]}, `whale` {at, trades[]}, `resolution` {at, resolutions[]}. A `retry:` hint is sent on connect, `: hb <time>` comments about every 15 s. Send `Last-Event-ID` to resume from the bounded buffer. 503 `stream_at_capacity` when the per-IP or total stream cap is reached.
+         * @description Events: `deltas` {at, deltas[]}, `whale` {at, trades[]}, `resolution` {at, resolutions[]}. A `retry:` hint is sent on connect, `: hb <time>` comments about every 15 s. Send `Last-Event-ID` to resume from the bounded buffer; when the buffer cannot replay everything after that id (it left the buffer, or the id is unknown here) the stream first sends a `resync` event {at, reason: events_dropped|unknown_event_id, lastEventId, oldestReplayedId} — re-read the lists you follow. 503 `stream_at_capacity` when the per-IP or total stream cap is reached.
          */
         get: operations["getPredictionMarketsStream"];
         put?: never;

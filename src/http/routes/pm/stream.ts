@@ -33,7 +33,7 @@ export function pmStreamRoutes(ctx: AppContext, options: Partial<StreamOptions> 
           tags: [TAG],
           summary: 'Live stream (text/event-stream): deltas (~15 s), whale, resolution; heartbeats; Last-Event-ID resume',
           description:
-            'Events: `deltas` {at, deltas[]}, `whale` {at, trades[]}, `resolution` {at, resolutions[]}. A `retry:` hint is sent on connect, `: hb <time>` comments about every 15 s. Send `Last-Event-ID` to resume from the bounded buffer. 503 `stream_at_capacity` when the per-IP or total stream cap is reached.',
+            'Events: `deltas` {at, deltas[]}, `whale` {at, trades[]}, `resolution` {at, resolutions[]}. A `retry:` hint is sent on connect, `: hb <time>` comments about every 15 s. Send `Last-Event-ID` to resume from the bounded buffer; when the buffer cannot replay everything after that id (it left the buffer, or the id is unknown here) the stream first sends a `resync` event {at, reason: events_dropped|unknown_event_id, lastEventId, oldestReplayedId} — re-read the lists you follow. 503 `stream_at_capacity` when the per-IP or total stream cap is reached.',
           headers: Type.Object({
             'last-event-id': Type.Optional(Type.String({ description: 'the id of the last event received: the stream resumes after it from its bounded buffer' })),
           }),
@@ -53,6 +53,8 @@ export function pmStreamRoutes(ctx: AppContext, options: Partial<StreamOptions> 
         }
         const raw = request.headers['last-event-id'];
         const lastEventId = typeof raw === 'string' && /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : null;
+        // Another process may have served an event this one has not read yet: read before judging the id unknown.
+        if (lastEventId !== null && lastEventId > hub.newestId) await hub.pull();
         reply.hijack();
         const headers: Record<string, string> = { 'x-request-id': request.id, 'X-Data-Attribution': 'venue data: the venue named in each item; compiled by Paper Arena' };
         for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
