@@ -47,6 +47,11 @@ export async function computeScorecard(db: Queryable, keyId: number) {
   };
 }
 
+/** The scorecard served live, read from one snapshot like a frozen run (see `freezeRun`). */
+export function liveScorecard(db: Db, keyId: number): ReturnType<typeof computeScorecard> {
+  return db.transaction((tx) => computeScorecard(tx, keyId), { isolationLevel: 'repeatable read' });
+}
+
 /**
  * Freezes a run for one agent when its scores changed since its latest run; returns the new id.
  * Its reads share one snapshot: a settlement or risk-sweep batch committing between them froze a

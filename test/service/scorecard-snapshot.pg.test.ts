@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freezeScorecardRuns } from '../../src/services/arena-scorecards.js';
+import { freezeScorecardRuns, liveScorecard } from '../../src/services/arena-scorecards.js';
 import { queryRows, type Db } from '../../src/storage/db.js';
 import { agentKey, trade, trades } from '../support/arena.js';
 import { freshDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/db.js';
@@ -34,7 +34,7 @@ function watched(db: Db, after: (query: unknown) => Promise<void>): Db {
   return wrap(db);
 }
 
-describe.skipIf(!TEST_DATABASE_URL)('scorecard runs freeze one snapshot (PostgreSQL)', () => {
+describe.skipIf(!TEST_DATABASE_URL)('scorecards read one snapshot (PostgreSQL)', () => {
   let t: TestDatabase;
   beforeAll(async () => {
     t = await freshDatabase();
@@ -60,5 +60,21 @@ describe.skipIf(!TEST_DATABASE_URL)('scorecard runs freeze one snapshot (Postgre
     // the realized series and the trade count come from one state of the books
     expect(run!.card.metrics.trade_count).toBe(run!.card.sampleSize);
     expect(run!.card.metrics.decided_count).toBe(run!.card.sampleSize);
+  });
+
+  it('the live scorecard reads one snapshot too (a torn card was served and cached for a minute)', async () => {
+    const db = t.database.db;
+    const keyId = await agentKey(db, 'TornLive');
+    await trades(db, keyId, 'spot', [10, -5, 10, -5, 10], AT);
+    let committed = false;
+    const afterRead = async (query: unknown) => {
+      if (committed || !textOf(query).includes('from closed_trades')) return;
+      committed = true;
+      await trade(db, keyId, 'spot', 7, AT + 1_000);
+    };
+    const { response } = await liveScorecard(watched(db, afterRead), keyId);
+    expect(committed).toBe(true);
+    expect(response.scorecard!.metrics.trade_count).toBe(response.scorecard!.sampleSize);
+    expect(response.scorecard!.sampleSize).toBe(5);
   });
 });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { handleFor, keyIdFromHandle } from '../../../domain/api-keys.js';
-import { compactRun, computeScorecard, fullRun } from '../../../services/arena-scorecards.js';
+import { compactRun, fullRun, liveScorecard } from '../../../services/arena-scorecards.js';
 import { findPublicAgent } from '../../../storage/arena-board-repo.js';
 import { findPublicRun, listRunsOf } from '../../../storage/arena-scorecards-repo.js';
 import type { AppContext } from '../../context.js';
@@ -39,7 +39,7 @@ export function scorecardRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const agent = await publicAgent(request.params.handle);
-        const { response } = await computeScorecard(db, agent.keyId);
+        const { response } = await liveScorecard(db, agent.keyId);
         reply.header('cache-control', CACHE.scorecard);
         return { handle: request.params.handle, ...response };
       },
