@@ -4,7 +4,7 @@
  * the PM position view.
  */
 import { floorBlockReasons, isOpenAt, pmQuality, qualityGateReasons, shapeBlockReasons, type PmQuality } from '../domain/pm/gates.js';
-import { chosenSideMid, complementPoints, edgeSizing, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
+import { chosenSideMid, complementPoints, edgeSizing, FILL_AT_CERTAINTY, fillReachesCertainty, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
 import { Decimal, orderAmount, toWire } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
 import { readVenueMarket, venueMarketOf, type VenueMarketRead } from '../pm/api.js';
@@ -55,11 +55,11 @@ export function pricePm(market: VenueMarketRead, input: PmQuoteInput, nowMs: num
   const stake = orderAmount(input.stakeMusd);
   const usable = priced(outcome.probability) && !market.resolution && isOpenAt(market, nowMs);
   const entryProbability = priced(outcome.probability) ? chosenSideMid(side, outcome.probability) : null;
-  const fill = usable
-    ? pmFill(side, { outcomeProbability: outcome.probability, spreadPoints: outcomeSpread(outcome) ?? market.spread ?? 0, liquidityUsd: market.liquidity }, stake)
-    : null;
+  const book = { outcomeProbability: outcome.probability, spreadPoints: outcomeSpread(outcome) ?? market.spread ?? 0, liquidityUsd: market.liquidity };
+  const fill = usable ? pmFill(side, book, stake) : null;
   const blockReasons = [...shapeBlockReasons(market, outcome, nowMs), ...floorBlockReasons(entryProbability, input.minEntryProbabilityPct)];
   if (stake.lessThan(PM_MIN_STAKE_MUSD)) blockReasons.push('stake_below_min');
+  if (usable && fillReachesCertainty(side, book, stake)) blockReasons.push(FILL_AT_CERTAINTY);
   const quality = pmQuality(market);
   const leader = Math.max(...market.outcomes.map((o) => o.probability));
   return {
@@ -235,7 +235,7 @@ export async function openPmPosition(
       const floor = floorBlockReasons(p.entryProbability, input.minEntryProbabilityPct);
       if (floor.length > 0) throw refuse(floor);
       const reasons = [...p.blockReasons, ...p.openBlockReasons];
-      if (!p.fill || p.entryProbability === null) reasons.push('entry_price_unavailable');
+      if ((!p.fill || p.entryProbability === null) && !reasons.includes(FILL_AT_CERTAINTY)) reasons.push('entry_price_unavailable');
       if (p.stake.gt(book.wallet.available)) reasons.push('insufficient_usdt_balance');
       if (reasons.length > 0) throw refuse([...new Set(reasons)]);
       const fill = p.fill!;

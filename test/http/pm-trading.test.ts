@@ -187,6 +187,32 @@ describe('POST /api/agent/pm/open', () => {
     }
   });
 
+  it('refuses an entry whose fill would reach 99.9 (fill_at_certainty); the other side of that book stays open', async () => {
+    const { key, keyId } = await t.newKey(['read', 'trade:pm']);
+    const m = markets[4]!;
+    const [row] = await queryRows<{ outcomes: unknown }>(t.ctx.database.db, sql`select outcomes from pm_markets where source = ${m.source} and slug = ${m.slug}`);
+    const setOutcomes = async (outcomes: unknown) => {
+      await t.ctx.database.db.execute(sql`update pm_markets set outcomes = ${JSON.stringify(outcomes)}::jsonb where source = ${m.source} and slug = ${m.slug}`);
+      pmReadModel(t.ctx.database, t.ctx.clock).invalidate();
+    };
+    const [yes, no] = row!.outcomes as { probability: number; bid: number | null; ask: number | null }[];
+    // a venue quoting hundredths: YES 99.95 (capped at 99.9, the fill came in under the mid)
+    await setOutcomes([{ ...yes, probability: 99.95, bid: 99.94, ask: 99.96 }, { ...no, probability: 0.05, bid: 0.04, ask: 0.06 }]);
+    try {
+      const quote = (await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, stakeMusd: 100 })).json();
+      expect(quote).toMatchObject({ eligible: false, blockReasons: ['fill_at_certainty'], sharesEstimate: null });
+      const open = await post(key, 'open', openBody(m));
+      expect([open.statusCode, open.json().blockReasons]).toEqual([422, ['fill_at_certainty']]);
+      const wallet = await findWallet(t.ctx.database.db, keyId);
+      expect(wallet === null || wallet.frozenPm.isZero()).toBe(true);
+      const noSide = (await post(key, 'quote', { source: m.source, slug: m.slug, outcomeExternalMarketId: m.yesId, side: 'no', stakeMusd: 100 })).json();
+      expect(noSide.blockReasons).not.toContain('fill_at_certainty');
+      expect(noSide.sharesEstimate).toBeGreaterThan(0);
+    } finally {
+      await setOutcomes(row!.outcomes);
+    }
+  });
+
   it('refuses an entry once the event’s end time has passed, though its stored status is still open', async () => {
     const { key, keyId } = await t.newKey(['read', 'trade:pm']);
     const m = markets[3]!;

@@ -11,8 +11,13 @@ export const PM_MIN_STAKE_MUSD = 10;
 /** Slippage points per unit of stake / liquidity, and its cap. */
 export const PM_SLIPPAGE_POINTS_PER_LIQUIDITY = 50;
 export const PM_SLIPPAGE_CAP_POINTS = 5;
-/** Never fill at or above certainty. */
+/**
+ * Never fill at or above this: an ask (with slippage) that reaches it leaves nothing to win, and
+ * capping the fill instead filled below the costs disclosed — below the mid above 99.9.
+ */
 export const PM_MAX_FILL_POINTS = 99.9;
+/** The block reason of an entry whose fill would reach PM_MAX_FILL_POINTS [ours]. */
+export const FILL_AT_CERTAINTY = 'fill_at_certainty';
 export const PM_FILL_BASIS = 'outcome_probability';
 
 export type PmSide = 'yes' | 'no';
@@ -48,15 +53,16 @@ export function chosenSideMid(side: PmSide, outcomeProbability: number): number 
   return side === 'yes' ? outcomeProbability : complementPoints(outcomeProbability);
 }
 
-/** Null when the outcome is not priced strictly inside 0..100. */
+/**
+ * Null when the outcome is not priced strictly inside 0..100, or when the fill (mid + half the
+ * spread + slippage) would reach PM_MAX_FILL_POINTS (`fillReachesCertainty`).
+ */
 export function pmFill(side: PmSide, book: PmBookView, stakeMusd: Decimal): PmFill | null {
   const p = book.outcomeProbability;
   if (!(p > 0 && p < 100) || !(stakeMusd.greaterThan(0))) return null;
   const mid = chosenSideMid(side, p);
-  const liquidity = Math.max(book.liquidityUsd, 1);
-  const slippagePoints = Math.min(PM_SLIPPAGE_CAP_POINTS, (PM_SLIPPAGE_POINTS_PER_LIQUIDITY * stakeMusd.toNumber()) / liquidity);
-  const halfSpread = Math.max(0, book.spreadPoints) / 2;
-  const fillProbability = Math.min(PM_MAX_FILL_POINTS, mid + halfSpread + slippagePoints);
+  const { slippagePoints, fillProbability } = fillPoints(mid, book, stakeMusd);
+  if (fillProbability >= PM_MAX_FILL_POINTS) return null;
   const q = fillProbability / 100;
   const feeBps = pmFeeBps(q);
   const feeRate = feeBps / 10_000;
@@ -84,6 +90,20 @@ export function pmFill(side: PmSide, book: PmBookView, stakeMusd: Decimal): PmFi
   };
 }
 
+function fillPoints(mid: number, book: PmBookView, stakeMusd: Decimal): { slippagePoints: number; fillProbability: number } {
+  const liquidity = Math.max(book.liquidityUsd, 1);
+  const slippagePoints = Math.min(PM_SLIPPAGE_CAP_POINTS, (PM_SLIPPAGE_POINTS_PER_LIQUIDITY * stakeMusd.toNumber()) / liquidity);
+  const halfSpread = Math.max(0, book.spreadPoints) / 2;
+  return { slippagePoints, fillProbability: mid + halfSpread + slippagePoints };
+}
+
+/** A priced outcome whose fill on `side` for this stake would reach PM_MAX_FILL_POINTS. */
+export function fillReachesCertainty(side: PmSide, book: PmBookView, stakeMusd: Decimal): boolean {
+  const p = book.outcomeProbability;
+  if (!(p > 0 && p < 100) || !stakeMusd.greaterThan(0)) return false;
+  return fillPoints(chosenSideMid(side, p), book, stakeMusd).fillProbability >= PM_MAX_FILL_POINTS;
+}
+
 export interface EdgeSizing {
   basis: 'fractional_kelly_capped';
   kellyMultiplier: number;
@@ -95,6 +115,8 @@ export interface EdgeSizing {
   noEdge: boolean;
 }
 
+const round8 = (x: number) => Math.round(x * 1e8) / 1e8;
+
 export const KELLY_MULTIPLIER = 0.25;
 export const KELLY_MAX_FRACTION = 0.05;
 
@@ -102,9 +124,10 @@ export const KELLY_MAX_FRACTION = 0.05;
 export function edgeSizing(forecastProbability: number, entryProbability: number, bankrollMusd: number | null): EdgeSizing {
   const f = forecastProbability / 100;
   const q = entryProbability / 100;
-  const kellyFraction = q >= 1 ? 0 : (f - q) / (1 - q);
-  const appliedFraction = Math.min(KELLY_MAX_FRACTION, Math.max(0, KELLY_MULTIPLIER * kellyFraction));
-  const edgePoints = forecastProbability - entryProbability;
+  // Rounded like complementPoints: 50 − 40.2 read 9.799999999999997, and `edgePoints >= 9.8` was false.
+  const kellyFraction = round8(q >= 1 ? 0 : (f - q) / (1 - q));
+  const appliedFraction = Math.min(KELLY_MAX_FRACTION, Math.max(0, round8(KELLY_MULTIPLIER * kellyFraction)));
+  const edgePoints = Math.round((forecastProbability - entryProbability) * 1e9) / 1e9;
   return {
     basis: 'fractional_kelly_capped',
     kellyMultiplier: KELLY_MULTIPLIER,

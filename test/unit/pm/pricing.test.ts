@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../../src/domain/money.js';
-import { chosenSideMid, edgeSizing, pmFill } from '../../../src/domain/pm/pricing.js';
+import { chosenSideMid, edgeSizing, fillReachesCertainty, pmFill, PM_MAX_FILL_POINTS } from '../../../src/domain/pm/pricing.js';
 import { refusalKind } from '../../../src/services/pm-trading.js';
 
 const book = { outcomeProbability: 50, spreadPoints: 2, liquidityUsd: 50_000 };
@@ -49,10 +49,30 @@ describe('PM fill (paper_execution_v1)', () => {
     expect(pmFill('yes', { ...book, outcomeProbability: 100 }, new Decimal(10))).toBeNull();
   });
 
-  it('never pays out less than the stake back at certainty nor more than stake / mid (property)', () => {
+  it('refuses a fill that would reach 99.9 instead of capping it (capped, it filled below the mid above 99.9 and under the disclosed costs)', () => {
+    const near = { outcomeProbability: 99.95, spreadPoints: 0.02, liquidityUsd: 1_000_000 };
+    expect(pmFill('yes', near, new Decimal(10))).toBeNull();
+    expect(fillReachesCertainty('yes', near, new Decimal(10))).toBe(true);
+    // 98 + 0.5 half-spread + 5 slippage (capped) = 103.5 points
+    const thin = { outcomeProbability: 98, spreadPoints: 1, liquidityUsd: 1_000 };
+    expect(pmFill('yes', thin, new Decimal(100))).toBeNull();
+    expect(fillReachesCertainty('yes', thin, new Decimal(100))).toBe(true);
+    // the other side of that book is far from certainty
+    expect(fillReachesCertainty('no', thin, new Decimal(100))).toBe(false);
+    expect(pmFill('no', thin, new Decimal(100))!.fillProbability).toBeCloseTo(2 + 0.5 + 5, 9);
+    // unpriced is not this reason
+    expect(fillReachesCertainty('yes', { ...near, outcomeProbability: 100 }, new Decimal(10))).toBe(false);
+  });
+
+  it('fills at the mid plus the disclosed costs, below 99.9, and pays out between the stake and stake / mid — or refuses (property)', () => {
     fc.assert(
-      fc.property(fc.double({ min: 1, max: 99, noNaN: true }), fc.double({ min: 0, max: 10, noNaN: true }), fc.integer({ min: 10, max: 100_000 }), (p, spread, stake) => {
-        const fill = pmFill('yes', { outcomeProbability: p, spreadPoints: spread, liquidityUsd: 20_000 }, new Decimal(stake))!;
+      fc.property(fc.double({ min: 1, max: 99.99, noNaN: true }), fc.double({ min: 0, max: 10, noNaN: true }), fc.integer({ min: 10, max: 100_000 }), (p, spread, stake) => {
+        const bookAt = { outcomeProbability: p, spreadPoints: spread, liquidityUsd: 20_000 };
+        const fill = pmFill('yes', bookAt, new Decimal(stake));
+        expect(fill === null).toBe(fillReachesCertainty('yes', bookAt, new Decimal(stake)));
+        if (!fill) return;
+        expect(fill.fillProbability).toBeCloseTo(p + spread / 2 + fill.slippagePoints, 9);
+        expect(fill.fillProbability).toBeLessThan(PM_MAX_FILL_POINTS);
         expect(fill.sharesMusd.toNumber()).toBeLessThanOrEqual((stake / (p / 100)) * (1 + 1e-9));
         expect(fill.sharesMusd.toNumber()).toBeGreaterThan(stake * 0.9);
       }),
@@ -67,5 +87,12 @@ describe('edge sizing (quarter Kelly, capped)', () => {
     expect(s.appliedFraction).toBeCloseTo(0.05, 10); // 0.25 × 0.2 = 0.05, at the cap
     expect(s.suggestedStakeMusd).toBe(50);
     expect(edgeSizing(40, 50, null)).toMatchObject({ noEdge: true, appliedFraction: 0, suggestedStakeMusd: null });
+  });
+
+  it('gives the edge as shown, without floating-point noise (50 − 40.2 must be 9.8 exactly)', () => {
+    const s = edgeSizing(50, 40.2, 10_000);
+    expect(s.edgePoints).toBe(9.8);
+    expect(s.kellyFraction).toBe(0.16387960);
+    expect(s.appliedFraction).toBe(0.0409699);
   });
 });
