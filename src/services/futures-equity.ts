@@ -1,4 +1,4 @@
-import { pricePnl, type FuturesSide } from '../domain/futures/position-math.js';
+import { unrealizedPnl, type FuturesSide } from '../domain/futures/position-math.js';
 import { Decimal } from '../domain/money.js';
 import type { MarketFeed } from '../marketdata/feed.js';
 import type { Queryable } from '../storage/db.js';
@@ -9,11 +9,13 @@ export interface OpenFuturesMark {
   side: string;
   entryPrice: string;
   sizeCoin: string;
+  margin: string;
 }
 
 /**
  * What open futures positions add to portfolio equity beyond cash: the sum of their
- * unrealized price PnL at the mark (their margin already sits in cash `frozenFutures`).
+ * unrealized price PnL at the mark, never below −margin (their margin already sits in cash
+ * `frozenFutures`).
  * A valuation, not a write: it uses the latest mark whatever its age; a coin with no price
  * at all adds 0.
  */
@@ -22,7 +24,7 @@ export function valueOpenFutures(rows: OpenFuturesMark[], market: MarketFeed): D
   for (const row of rows) {
     const price = market.price(row.coinId);
     if (!price || !(price.priceUsd > 0)) continue;
-    total = total.plus(pricePnl(row.side as FuturesSide, new Decimal(row.entryPrice), new Decimal(price.priceUsd), new Decimal(row.sizeCoin)));
+    total = total.plus(unrealizedPnl(row.side as FuturesSide, new Decimal(row.entryPrice), new Decimal(price.priceUsd), new Decimal(row.sizeCoin), new Decimal(row.margin)));
   }
   return total.toDecimalPlaces(8);
 }

@@ -162,7 +162,8 @@ export function snapshotsPart(fromDay: string): BookPart {
 
 /** Open futures positions of the book's key (unique partial index on key + coin where open). */
 export const openFuturesPart: BookPart = cacheable(sql`coalesce((
-  select json_agg(json_build_object('coinId', p.coin_id, 'side', p.side, 'entryPrice', p.entry_price::text, 'sizeCoin', p.size_coin::text))
+  select json_agg(json_build_object('coinId', p.coin_id, 'side', p.side, 'entryPrice', p.entry_price::text, 'sizeCoin', p.size_coin::text,
+    'margin', p.margin::text))
   from futures_positions p where p.key_id = w.key_id and p.status = 'open'), '[]'::json)`);
 
 /** Open PM positions of the book's key with the backed outcome's YES probability now (null when unreadable). */

@@ -36,7 +36,8 @@ export async function snapshotAllBooks(db: Queryable, day: string, takenAt: Date
             + coalesce((select sum((h.available + h.frozen) * coalesce(px.price, h.avg_cost_usd))
                         from holdings h left join px on px.coin_id = h.coin_id
                         where h.wallet_id = w.id and (h.available > 0 or h.frozen > 0)), 0)
-            + coalesce((select round(sum((px.price - p.entry_price) * p.size_coin * case when p.side = 'long' then 1 else -1 end), 8)
+            -- never below −margin, as the portfolio values it (valueOpenFutures)
+            + coalesce((select round(sum(greatest(-p.margin, (px.price - p.entry_price) * p.size_coin * case when p.side = 'long' then 1 else -1 end)), 8)
                         from futures_positions p join px on px.coin_id = p.coin_id and px.price > 0
                         where p.key_id = w.key_id and p.status = 'open'), 0)
             + coalesce((select round(sum(m.shares_musd * (case when m.side = 'yes' then m.prob else 100 - m.prob end) / 100 - m.stake_musd), 8)

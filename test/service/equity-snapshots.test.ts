@@ -48,4 +48,22 @@ describe('equity snapshot job (one INSERT … SELECT for every book)', () => {
     const portfolio = (await t.app.inject({ method: 'GET', url: '/api/agent/portfolio', headers: bearer(mixed.key) })).json();
     expect(portfolio.equity.otherVenuesUsd).not.toBe(0); // the futures and PM parts were really valued
   });
+
+  it('values a position gapped through its liquidation price at −margin until the risk job settles it (portfolio, positions, snapshot)', async () => {
+    const k = await t.newKey();
+    const price = 60_000;
+    t.market.set('1', price, t.clock.now());
+    const open = await post(k.key, '/api/agent/futures/open', { coinId: '1', side: 'long', leverage: 20, marginMusd: 100 });
+    expect(open.statusCode, open.body).toBe(201);
+    const before = (await t.app.inject({ method: 'GET', url: '/api/agent/portfolio', headers: bearer(k.key) })).json();
+    // a 10 % gap down: the price move is −200 on 100 of margin (liquidation sits ~4.5 % below entry)
+    t.clock.advance(10_000);
+    t.market.set('1', price * 0.9, t.clock.now());
+    const positions = (await t.app.inject({ method: 'GET', url: '/api/agent/positions/futures', headers: bearer(k.key) })).json();
+    expect(positions.positions[0]).toMatchObject({ status: 'open', atLiquidation: true, unrealizedPnlMusd: -100 });
+    const after = (await t.app.inject({ method: 'GET', url: '/api/agent/portfolio', headers: bearer(k.key) })).json();
+    expect(after.equity.totalUsd).toBeCloseTo(before.equity.totalUsd - 100, 6);
+    await snapshotEquity(t.ctx.database, t.market, t.clock.now());
+    expect(await snapshotOf(k.keyId, new Date(t.clock.now()).toISOString().slice(0, 10))).toBeCloseTo(after.equity.totalUsd, 7);
+  });
 });

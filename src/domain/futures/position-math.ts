@@ -54,6 +54,15 @@ export function pricePnl(side: FuturesSide, entry: Decimal, mark: Decimal, size:
   return mark.minus(entry).times(size).times(direction(side));
 }
 
+/**
+ * Unrealized price PnL of an open position: `pricePnl`, but never below −margin — isolated
+ * margin is all it can lose (a gap through the liquidation price showed a larger loss until the
+ * risk job settled it, then equity jumped back).
+ */
+export function unrealizedPnl(side: FuturesSide, entry: Decimal, mark: Decimal, size: Decimal, margin: Decimal): Decimal {
+  return Decimal.max(margin.negated(), pricePnl(side, entry, mark, size));
+}
+
 /** Long: the mark is at or below the liquidation price; short: at or above. */
 export function isThroughLiquidation(side: FuturesSide, mark: Decimal, liquidation: Decimal): boolean {
   return side === 'long' ? mark.lte(liquidation) : mark.gte(liquidation);

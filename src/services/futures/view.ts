@@ -1,4 +1,4 @@
-import { isThroughLiquidation, liquidationDistancePct, pricePnl, type FuturesSide } from '../../domain/futures/position-math.js';
+import { isThroughLiquidation, liquidationDistancePct, unrealizedPnl, type FuturesSide } from '../../domain/futures/position-math.js';
 import type { Freshness } from '../../domain/freshness.js';
 export { positionState } from '../../domain/futures/decisions.js';
 import { Decimal, futuresPriceToWire as price, toWire } from '../../domain/money.js';
@@ -17,7 +17,7 @@ export function liveMark(row: FuturesPositionRow, mark: Decimal | null) {
   const liq = new Decimal(row.liquidationPrice);
   return {
     markPrice: price(mark),
-    unrealizedPnlMusd: toWire(pricePnl(side, new Decimal(row.entryPrice), mark, new Decimal(row.sizeCoin))),
+    unrealizedPnlMusd: toWire(unrealizedPnl(side, new Decimal(row.entryPrice), mark, new Decimal(row.sizeCoin), new Decimal(row.margin))),
     liquidationDistancePct: liquidationDistancePct(side, mark, liq).toDecimalPlaces(4).toNumber(),
     atLiquidation: isThroughLiquidation(side, mark, liq),
   };
