@@ -32,6 +32,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   futuresOpenEnabled: boolean;
   pmOpenEnabled: boolean;
+  /** AGENT_OPPORTUNITY_CAPTURE_ENABLED (supplement 1.11): off, `POST /api/agent/pm/opportunity` answers 403. */
+  opportunityCaptureEnabled: boolean;
   agentRpm: number;
   tradeWpm: number;
   publicRpm: number;
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', 'warn', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     futuresOpenEnabled: bool('FUTURES_OPEN_ENABLED', true),
     pmOpenEnabled: bool('PM_OPEN_ENABLED', true),
+    opportunityCaptureEnabled: bool('AGENT_OPPORTUNITY_CAPTURE_ENABLED', true),
     agentRpm: int('AGENT_RPM', 120, 1, 1_000_000_000),
     tradeWpm: int('TRADE_WPM', 20, 1, 1_000_000_000),
     publicRpm: int('PUBLIC_RPM', 600, 1, 1_000_000_000),

@@ -269,6 +269,21 @@ describe('POST /api/agent/pm/open', () => {
       await off.close();
     }
   }, 120_000);
+
+  it('answers 403 feature_disabled on opportunity reports when AGENT_OPPORTUNITY_CAPTURE_ENABLED is off, recording nothing', async () => {
+    const off = await createTestApp({ testDb: t.testDb, clock: t.clock, config: { opportunityCaptureEnabled: false } });
+    try {
+      const { key, keyId } = await off.newKey(['read']);
+      const report = { kind: 'abstained', reasonCode: 'no_edge', decisionId: 'off-1' };
+      const res = await off.app.inject({ method: 'POST', url: '/api/agent/pm/opportunity', headers: bearer(key), payload: report });
+      expect([res.statusCode, res.json()]).toEqual([403, { error: 'feature_disabled', message: 'opportunity capture is not enabled' }]);
+      expect(await decisionsOf(keyId)).toEqual([]);
+      // enabled (the default), the same report is recorded
+      expect((await post(key, 'opportunity', report)).statusCode).toBe(201);
+    } finally {
+      await off.close();
+    }
+  }, 120_000);
 });
 
 describe('positions, equity and settlement', () => {

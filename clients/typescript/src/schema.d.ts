@@ -281,7 +281,7 @@ export interface paths {
         put?: never;
         /**
          * Record a decision evaluated but not opened (abstained, forecast_only, quote_expired)
-         * @description 201 new; 200 when (key, decisionId) was already recorded (idempotentReplay: true).
+         * @description 201 new; 200 when (key, decisionId) was already recorded (idempotentReplay: true); 403 feature_disabled when AGENT_OPPORTUNITY_CAPTURE_ENABLED=false.
          */
         post: operations["postAgentPmOpportunity"];
         delete?: never;

@@ -235,7 +235,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { scope: 'read', ledger: { eventType: 'report', venue: 'pm' } },
         schema: {
           summary: 'Record a decision evaluated but not opened (abstained, forecast_only, quote_expired)',
-          description: '201 new; 200 when (key, decisionId) was already recorded (idempotentReplay: true).',
+          description: '201 new; 200 when (key, decisionId) was already recorded (idempotentReplay: true); 403 feature_disabled when AGENT_OPPORTUNITY_CAPTURE_ENABLED=false.',
           tags: ['agent', 'pm'],
           security,
           body: StrictBody({
@@ -263,6 +263,7 @@ export function pmTradingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
+        if (!ctx.config.opportunityCaptureEnabled) throw new ApiError(403, 'feature_disabled', 'opportunity capture is not enabled');
         const body = request.body;
         // The route's own runId / decisionId mean what their agentTrace twins mean (the record takes
         // them first): the ledger row is traced by them too, so `?runId=` finds the report.
