@@ -63,6 +63,18 @@ describe('GET /api/agent/market/{coinId}', () => {
     expect(body.fearGreed.value).toBeGreaterThanOrEqual(0);
     expect(body.fearGreed.value).toBeLessThanOrEqual(100);
     expect(typeof body.fearGreed.label).toBe('string');
+    // reference extras (supplement 2.23): sent, null where not tracked
+    expect(body.sentiment).toMatchObject({ dayUtc: null, updatedAt: null });
+    expect(body.fearGreed.fetchedAt).toBeNull();
+    expect(body.futuresEntryEligibility).toEqual({
+      status: 'eligible',
+      referenceRequired: false,
+      venue: null,
+      symbol: null,
+      referenceFetchedAt: null,
+      maxReferenceAgeHours: null,
+      evaluatedAt: new Date(t.clock.now()).toISOString(),
+    });
     expect(body.relatedMarkets).toEqual([]);
     expect(body.similarCoins[0]).toMatchObject({ coinId: '1831', sharedCategoryCount: 2 });
     expect(body.freshness).toMatchObject({ status: 'fresh', ageSeconds: 0 });

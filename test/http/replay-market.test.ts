@@ -137,7 +137,7 @@ describe('MARKET_DATA=replay over HTTP', () => {
     const snapshot = tape.snapshots[12]!;
     expect(context.price.usd).toBe(snapshot.quotes['1']!.priceUsd);
     expect(context.price.change24h).toBeCloseTo(snapshot.quotes['1']!.change24h!, 3);
-    expect(context.fearGreed).toEqual(snapshot.fearGreed);
+    expect(context.fearGreed).toEqual({ ...snapshot.fearGreed, fetchedAt: null });
     expect(context.freshness).toMatchObject({ status: 'fresh', ageSeconds: 0 });
     expect(context.observation.source).toBe('replay');
     expect(context.asOf).toBe(new Date(START + 120_000).toISOString());

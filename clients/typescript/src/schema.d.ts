@@ -9528,12 +9528,31 @@ export interface operations {
                             bearishVotes: number;
                             totalVotes: number;
                             bullishPct: number | null;
+                            /** @description reference field; not tracked here (always null) */
+                            dayUtc: null;
+                            /** @description reference field; not tracked here (always null) */
+                            updatedAt: null;
                         };
                         fearGreed: {
                             value: number;
                             /** @enum {string} */
                             label: "Extreme Fear" | "Fear" | "Neutral" | "Greed" | "Extreme Greed";
+                            /** @description reference field; not tracked here (always null) */
+                            fetchedAt: null;
                         } | null;
+                        /** @description reference field (supplement 2.23): futures here need no perpetual reference, so always eligible on that count; opens still check the mark, cash and FUTURES_OPEN_ENABLED */
+                        futuresEntryEligibility: {
+                            /** @enum {string} */
+                            status: "eligible";
+                            /** @enum {boolean} */
+                            referenceRequired: false;
+                            venue: null;
+                            symbol: null;
+                            referenceFetchedAt: null;
+                            maxReferenceAgeHours: null;
+                            /** Format: date-time */
+                            evaluatedAt: string;
+                        };
                         relatedMarkets: {
                             source: string;
                             title: string;

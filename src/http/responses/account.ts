@@ -183,8 +183,36 @@ export const MarketContextResponse = Type.Object({
       volume24hUsd: Num(),
     }),
   ),
-  sentiment: Type.Object({ bullishVotes: Int(), bearishVotes: Int(), totalVotes: Int(), bullishPct: Nullable(Int()) }),
-  fearGreed: Nullable(Type.Object({ value: Num(), label: StringEnum(['Extreme Fear', 'Fear', 'Neutral', 'Greed', 'Extreme Greed'] as const) })),
+  sentiment: Type.Object({
+    bullishVotes: Int(),
+    bearishVotes: Int(),
+    totalVotes: Int(),
+    bullishPct: Nullable(Int()),
+    dayUtc: Type.Null({ description: 'reference field; not tracked here (always null)' }),
+    updatedAt: Type.Null({ description: 'reference field; not tracked here (always null)' }),
+  }),
+  fearGreed: Nullable(
+    Type.Object({
+      value: Num(),
+      label: StringEnum(['Extreme Fear', 'Fear', 'Neutral', 'Greed', 'Extreme Greed'] as const),
+      fetchedAt: Type.Null({ description: 'reference field; not tracked here (always null)' }),
+    }),
+  ),
+  futuresEntryEligibility: Type.Object(
+    {
+      status: Type.Literal('eligible'),
+      referenceRequired: Type.Literal(false),
+      venue: Type.Null(),
+      symbol: Type.Null(),
+      referenceFetchedAt: Type.Null(),
+      maxReferenceAgeHours: Type.Null(),
+      evaluatedAt: DateTime,
+    },
+    {
+      description:
+        'reference field (supplement 2.23): futures here need no perpetual reference, so always eligible on that count; opens still check the mark, cash and FUTURES_OPEN_ENABLED',
+    },
+  ),
   relatedMarkets: Type.Array(
     Type.Object({
       source: Str(),

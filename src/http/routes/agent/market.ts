@@ -145,8 +145,9 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               marketCapUsd: quote.marketCapUsd === null ? null : Math.round(quote.marketCapUsd),
               volume24hUsd: Math.round(quote.volume24hUsd),
             },
-            sentiment: quote?.sentiment ?? { bullishVotes: 0, bearishVotes: 0, totalVotes: 0, bullishPct: null },
-            fearGreed,
+            // The reference's timestamps of these readings are not tracked: sent as null, not left out.
+            sentiment: { ...(quote?.sentiment ?? { bullishVotes: 0, bearishVotes: 0, totalVotes: 0, bullishPct: null }), dayUtc: null, updatedAt: null },
+            fearGreed: fearGreed && { ...fearGreed, fetchedAt: null },
             relatedMarkets: related.slice(0, 3),
             similarCoins: similarCoins(reads.coins(), coin.coinId, SIMILAR_LIMIT).map((s) => ({
               coinId: s.coin.coinId,
@@ -179,7 +180,7 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             dataset: { price, change24h, relatedMarkets: cached.body.relatedMarkets.length },
             rowCount: 1,
           });
-          const tail = { asOf: isoAt(asOfMs ?? now), freshness, observation };
+          const tail = { asOf: isoAt(asOfMs ?? now), freshness, futuresEntryEligibility: futuresEntryEligibility(now), observation };
           answer = cached.last = answerOf({ now, asOfMs, price, change24h }, { ...cached.body, ...tail }, observation, jsonBytes(cached.head, `,${JSON.stringify(tail).slice(1)}`));
         }
         return sendAnswer(request, reply, answer);
@@ -242,5 +243,18 @@ export function marketRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         return sendAnswer(request, reply, answer);
       },
     );
+  };
+}
+
+/** Reference clients check this before opening futures; ours need no perpetual reference (supplement 2.23). */
+function futuresEntryEligibility(nowMs: number) {
+  return {
+    status: 'eligible' as const,
+    referenceRequired: false as const,
+    venue: null,
+    symbol: null,
+    referenceFetchedAt: null,
+    maxReferenceAgeHours: null,
+    evaluatedAt: isoAt(nowMs),
   };
 }
