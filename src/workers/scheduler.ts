@@ -119,9 +119,10 @@ export class Scheduler {
       if (this.stopped) break;
       const now = this.clock.now();
       if (now < (this.nextAt.get(job.name) ?? 0)) {
-        // the gauge of a job not due follows what this process knows: a lost session, found by any
-        // job, shows at once (it said "leading" until this job next came due — up to 6 h)
-        this.observer?.leading(job.name, this.leadership.leads(job.name));
+        // A lost session (found by any job) freed this job's lock too: take it back now, as a
+        // standby would, not when the job next comes due — up to 6 h with no leader anywhere,
+        // and the no-leader alert firing after every database blip. It still runs when due.
+        this.observer?.leading(job.name, this.leadership.leads(job.name) || (await this.leadQuietly(job)));
         continue;
       }
       let leads: boolean;
@@ -144,6 +145,15 @@ export class Scheduler {
       ran.push(job.name);
     }
     return ran;
+  }
+
+  /** tryLead for a job that is not due; a failure reads as not leading. */
+  private async leadQuietly(job: Job): Promise<boolean> {
+    try {
+      return await this.leadership.tryLead(job.name);
+    } catch {
+      return false; // the due path says so when it matters
+    }
   }
 
   /** One run: recorded, logged and observed; resolves with its error when it failed (never rejects). */
