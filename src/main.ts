@@ -4,6 +4,7 @@ import { runServer, type Role } from './server.js';
 import { CoinsFileError } from './marketdata/coins.js';
 import { TapeError } from './marketdata/replay/tape.js';
 import { MarketIdentityError } from './services/market-identity.js';
+import { DatabaseUnreachableError } from './storage/db.js';
 import { NewerSchemaError } from './storage/migrate.js';
 import { PgliteDirLockedError } from './storage/pglite-lock.js';
 
@@ -39,6 +40,7 @@ const SITUATION_CODES = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTF
 const isSituation = (error: unknown): error is Error =>
   error instanceof PgliteDirLockedError ||
   error instanceof NewerSchemaError ||
+  error instanceof DatabaseUnreachableError ||
   error instanceof MarketIdentityError ||
   error instanceof TapeError ||
   error instanceof CoinsFileError ||

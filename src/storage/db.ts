@@ -12,6 +12,7 @@ import { BookCache, BOOK_CHANGES_CHANNEL } from './book-cache.js';
 import { openPgliteThread, type PgliteThread } from './pglite-thread.js';
 import { pgliteTemplateDump } from './pglite-template.js';
 import { lockPgliteDir } from './pglite-lock.js';
+import { driverReason, isDatabaseUnavailable } from './sql-state.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -86,9 +87,32 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const database = options.databaseUrl
     ? openPostgres(withApplicationName(options.databaseUrl, options.applicationName), options.poolMax ?? 10, options.onQuery, cache)
     : await openPglite(options.pgliteDir, options.onQuery, cache, options.onLost);
-  database.migrations = await migrateAndCheck(database.db);
+  try {
+    database.migrations = await migrateAndCheck(database.db);
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    if (options.databaseUrl && isDatabaseUnavailable(error)) throw new DatabaseUnreachableError(options.databaseUrl, error);
+    throw error;
+  }
   if (cache) bookCaches.set(database.db, cache);
   return database;
+}
+
+/** PostgreSQL could not be used at start (down, unknown host, no such database, refused credentials): the operator's to fix. */
+export class DatabaseUnreachableError extends Error {
+  constructor(url: string, cause: unknown) {
+    super(`cannot use the database at ${redactedUrl(url)} (DATABASE_URL): ${driverReason(cause)}`, { cause });
+  }
+}
+
+/** The URL without its password and parameters, for messages. */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return 'DATABASE_URL';
+  }
 }
 
 /** The URL with `application_name` set (every connection made from it, the pool's and the LISTEN ones, carries it). */

@@ -53,3 +53,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** The innermost message of a driver error and its code, e.g. `connect ECONNREFUSED 127.0.0.1:5432 (ECONNREFUSED)`. */
+export function driverReason(error: unknown): string {
+  let reason = error instanceof Error ? error.message : String(error);
+  let code: string | null = null;
+  for (const { code: c, message } of causesOf(error)) {
+    if (typeof message === 'string' && message.length > 0) reason = message;
+    if (typeof c === 'string') code = c;
+  }
+  return code && !reason.includes(code) ? `${reason} (${code})` : reason;
+}

@@ -147,12 +147,19 @@ describe('CLI and server, as a user runs them', () => {
         [{ COINS_FILE: coins }, ['serve'], /^paper-arena: invalid coins file: cannot read .*coins\.json/m],
         [{ MARKET_DATA: `replay:${tape}` }, ['serve'], /^paper-arena: the tape .*empty\.ndjson holds no snapshot/m],
         [{}, ['market', 'record', '--out', join(dir, 'missing', 'x.ndjson'), '--minutes', '1', '--no-wait'], /^paper-arena: ENOENT: no such file or directory, open '.*x\.ndjson'/m],
+        // nothing listens on `port`: PostgreSQL down (it printed the driver's stack); the password is not repeated
+        [
+          { DATABASE_URL: `postgres://agent:s3cret@127.0.0.1:${port}/arena?sslmode=disable` },
+          ['api'],
+          new RegExp(`^paper-arena: cannot use the database at postgres://agent@127\\.0\\.0\\.1:${port}/arena \\(DATABASE_URL\\): .*ECONNREFUSED`, 'm'),
+        ],
       ];
       for (const [extra, args, message] of cases) {
         const run = spawnSync(process.execPath, [...ENTRY, ...args], { env: { ...env(port), DATA_DIR: join(dir, 'data'), ...extra }, encoding: 'utf8', timeout: 60_000 });
         expect(run.status, run.stderr).toBe(1);
         expect(run.stderr).toMatch(message);
         expect(run.stderr).not.toMatch(/^\s+at /m);
+        expect(run.stderr).not.toContain('s3cret');
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
