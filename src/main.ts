@@ -1,4 +1,5 @@
 import { runCli } from './cli/main.js';
+import { AdminTokenFileError } from './config/admin-token.js';
 import { ConfigError, loadConfig } from './config/env.js';
 import { runServer, type Role } from './server.js';
 import { CoinsFileError } from './marketdata/coins.js';
@@ -41,6 +42,7 @@ const isSituation = (error: unknown): error is Error =>
   error instanceof PgliteDirLockedError ||
   error instanceof NewerSchemaError ||
   error instanceof DatabaseUnreachableError ||
+  error instanceof AdminTokenFileError ||
   error instanceof MarketIdentityError ||
   error instanceof TapeError ||
   error instanceof CoinsFileError ||

@@ -4,6 +4,7 @@ import type { Config } from './config/env.js';
 import { ensureDemoKey } from './services/demo-key.js';
 import { startMarketSource } from './services/market-source-boot.js';
 import { claimMarketIdentity, marketIdentity, processName } from './services/market-identity.js';
+import { roleWarnings } from './config/role-warnings.js';
 import { loadCoins } from './marketdata/coins.js';
 import { ensureHouseAgents } from './services/house-agents.js';
 import { openDatabase, pgliteDirFor } from './storage/db.js';
@@ -37,6 +38,10 @@ function exitOnDatabaseLost(error: Error): void {
 export async function runServer(config: Config, role: Role): Promise<void> {
   const startedAt = Date.now();
   const progress = startupProgress(say);
+  for (const warning of roleWarnings(role, config)) process.stderr.write(`paper-arena ${role}: warning: ${warning}\n`);
+  // before anything opens: a bad token file is refused with nothing started
+  const admin = resolveAdminToken(config.adminToken, config.dataDir);
+  if (admin.warning) process.stderr.write(`paper-arena: warning: ${admin.warning}\n`);
   const pgliteDir = pgliteDirFor(config.dataDir);
   // on PostgreSQL the connections carry this process's market settings (src/services/market-identity.ts)
   const coins = loadCoins(config.coinsFile);
@@ -71,7 +76,6 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   const priced = source.market.coins().filter((c) => source.market.quote(c.coinId) !== null).length;
   // live mode offline said "serving prices" with none: say so, and what waits for them
   progress(priced > 0 ? `market: serving prices (${priced} coins)` : 'market: no prices yet (the source has not answered; orders are refused and /readyz waits until it does)');
-  const admin = resolveAdminToken(config.adminToken, config.dataDir);
   const app = await buildApp({ config, database, adminToken: admin.token, clock: source.clock, budgetClock: systemClock, market: source.market, marketReads: source.market, news: source.news });
 
   const scheduler =

@@ -155,7 +155,11 @@ export async function connectAdmin(config: Config): Promise<AdminOps> {
 export async function openCliDatabase(config: Config): Promise<Database> {
   const pgliteDir = pgliteDirFor(config.dataDir);
   try {
-    if (!config.databaseUrl) await initPgliteDir(pgliteDir);
+    const init = config.databaseUrl ? 'existing' : await initPgliteDir(pgliteDir);
+    // a DATA_DIR or PORT set wrong reads an empty new database ("checked 0 books: all match"): say it is new
+    if (init !== 'existing') {
+      process.stderr.write(`paper-arena: no database was in ${pgliteDir}: this command made a new, empty one (if you meant a server's, give the CLI its DATA_DIR, or PORT / PAPER_ARENA_URL to reach it)\n`);
+    }
     return await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, poolMax: 2 });
   } catch (error) {
     // most often a server on another port (or still starting): say how to reach it

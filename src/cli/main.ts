@@ -135,8 +135,10 @@ async function runCommand(config: Config, argv: string[]): Promise<number> {
     return 0;
   }
   if (command !== 'keys' && command !== 'agents') {
+    const known = command === 'help' || command === undefined;
+    if (!known) process.stderr.write(`paper-arena: unknown command ${JSON.stringify(command)}\n\n`);
     out(USAGE);
-    return command === 'help' || command === undefined ? 0 : 2;
+    return known ? 0 : 2;
   }
   const run = adminCommand(command, sub, rest, flags); // the command line is checked before anything is opened
   const ops = await connectAdmin(config);

@@ -33,7 +33,8 @@ export async function initPgliteDir(dir: string): Promise<'existing' | 'copied' 
 
 /**
  * The database holds private ledgers and key hashes: only its owner may enter its directory,
- * as PostgreSQL demands of its data directory (files inside keep the process's umask).
+ * as PostgreSQL demands of its data directory. This mode is what keeps them private: PGlite
+ * creates the files inside with mode 0666 whatever the umask.
  */
 function keepPrivate(dir: string): void {
   try {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,8 @@ describe('CLI and server, as a user runs them', () => {
     const port = await freePort();
     const offline = cli(port, ['keys', 'create', '--user', 'me', '--name', 'scout', '--model', 'my-llm', '--scopes', 'read,trade:spot', '--public', '--json']);
     expect(offline.status, offline.stderr).toBe(0);
+    // an empty DATA_DIR: the command says it made the database (a wrong DATA_DIR read "0 books, all match")
+    expect(offline.stderr).toContain(`no database was in ${join(dataDir, 'pglite')}: this command made a new, empty one`);
     const created = JSON.parse(offline.stdout.trim());
     expect(Object.keys(created).sort()).toEqual(['handle', 'key', 'keyId', 'scopes', 'userId']);
     expect(created).toMatchObject({ userId: 'me', scopes: ['read', 'trade:spot'], handle: `a${created.keyId}-scout` });
@@ -30,9 +32,14 @@ describe('CLI and server, as a user runs them', () => {
     const first = created.key;
     const rotatedOffline = cli(port, ['keys', 'rotate', String(created.keyId), '--json']);
     expect(rotatedOffline.status, rotatedOffline.stderr).toBe(0);
+    expect(rotatedOffline.stderr).not.toContain('no database was in');
     created.key = JSON.parse(rotatedOffline.stdout).key;
     expect(created.key).toMatch(/^sk_live_/);
     expect(created.key).not.toBe(first);
+
+    const unknown = cli(port, ['frobnicate']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('paper-arena: unknown command "frobnicate"');
 
     const bad = cli(port, ['keys', 'create', '--user', 'me', '--scopes', 'read,root']);
     expect(bad.status).toBe(2);
@@ -142,11 +149,15 @@ describe('CLI and server, as a user runs them', () => {
       const tape = join(dir, 'empty.ndjson');
       writeFileSync(coins, '{not json');
       writeFileSync(tape, '');
+      // a hand-written token file shorter than ADMIN_TOKEN may be (it was taken as is)
+      mkdirSync(join(dir, 'short-token'));
+      writeFileSync(join(dir, 'short-token', 'admin-token'), 'abc\n', { mode: 0o600 });
       const port = await freePort();
       const cases: [NodeJS.ProcessEnv, string[], RegExp][] = [
         [{ COINS_FILE: coins }, ['serve'], /^paper-arena: invalid coins file: cannot read .*coins\.json/m],
         [{ MARKET_DATA: `replay:${tape}` }, ['serve'], /^paper-arena: the tape .*empty\.ndjson holds no snapshot/m],
         [{}, ['market', 'record', '--out', join(dir, 'missing', 'x.ndjson'), '--minutes', '1', '--no-wait'], /^paper-arena: ENOENT: no such file or directory, open '.*x\.ndjson'/m],
+        [{ DATA_DIR: join(dir, 'short-token') }, ['serve'], /^paper-arena: the admin token in .*admin-token has fewer than 16 characters/m],
         // nothing listens on `port`: PostgreSQL down (it printed the driver's stack); the password is not repeated
         [
           { DATABASE_URL: `postgres://agent:s3cret@127.0.0.1:${port}/arena?sslmode=disable` },

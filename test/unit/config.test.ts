@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
+import { roleWarnings } from '../../src/config/role-warnings.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -64,5 +65,18 @@ describe('configuration', () => {
     expect(config.marketData).toMatchObject({ kind: 'replay' });
     expect(config.tradeWpm).toBe(5);
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+  });
+});
+
+describe('start-up warnings of a role', () => {
+  it('warns an api process without REDIS_URL or ADMIN_TOKEN (budgets and the admin token differed per process); serve and worker need neither', () => {
+    const bare = { redisUrl: null, adminToken: null };
+    const api = roleWarnings('api', bare);
+    expect(api).toHaveLength(2);
+    expect(api[0]).toMatch(/^REDIS_URL is unset/);
+    expect(api[1]).toMatch(/^ADMIN_TOKEN is unset/);
+    expect(roleWarnings('api', { redisUrl: 'redis://127.0.0.1:6379', adminToken: 'x'.repeat(16) })).toEqual([]);
+    expect(roleWarnings('serve', bare)).toEqual([]);
+    expect(roleWarnings('worker', bare)).toEqual([]);
   });
 });

@@ -6,7 +6,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, queryRows } from '../../src/storage/db.js';
 import { initPgliteDir } from '../../src/storage/pglite-init.js';
-import { isZombie, PgliteDirLockedError } from '../../src/storage/pglite-lock.js';
+import { PgliteDirLockedError } from '../../src/storage/pglite-lock.js';
+import { isZombie } from '../../src/util/process-alive.js';
 
 /** One process at a time on an embedded PGlite directory (src/storage/pglite-lock.ts). */
 const root = mkdtempSync(join(tmpdir(), 'paper-arena-lock-'));
