@@ -118,7 +118,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
     app.log.warn('another process uses this database: the account-read cache of this serve process is off (run api + worker roles to scale)');
   });
 
-  const metricsServer = config.metricsPort ? await startMetricsServer(config.metricsPort, config.host) : null;
+  const metricsServer = config.metricsPort ? await startMetricsServer(config.metricsPort, config.metricsHost) : null;
   let address: string | null = null;
   if (role !== 'worker') address = await app.listen({ port: config.port, host: config.host });
   else await app.ready();
@@ -137,14 +137,14 @@ export async function runServer(config: Config, role: Role): Promise<void> {
         ? '  admin token: from ADMIN_TOKEN'
         : `  admin token: ${adminTokenPath(config.dataDir)}${admin.created ? ' (created now, mode 0600)' : ''}`,
     );
-    if (config.metricsPort) say(`  metrics: http://${config.host}:${config.metricsPort}/metrics (no token)`);
+    if (config.metricsPort) say(`  metrics: http://${config.metricsHost}:${config.metricsPort}/metrics (no token)`);
     if (demo) {
       say(`  demo key (all scopes; also in ${demo.path}): ${demo.key}`);
       say(`    try: curl -H "Authorization: Bearer ${demo.key}" ${address}/api/agent/me`);
     }
   } else {
     say(`paper-arena worker: running jobs (database: ${database.kind})`);
-    if (config.metricsPort) say(`  metrics: http://${config.host}:${config.metricsPort}/metrics`);
+    if (config.metricsPort) say(`  metrics: http://${config.metricsHost}:${config.metricsPort}/metrics`);
   }
 
   let closing = false;

@@ -50,6 +50,8 @@ export interface Config {
   houseAgents: boolean;
   /** A second, unauthenticated port serving only /metrics (any role, the worker too); null = none. */
   metricsPort: number | null;
+  /** Where METRICS_PORT listens (METRICS_HOST, default HOST): a private interface when HOST is 0.0.0.0. */
+  metricsHost: string;
   /** On SIGTERM an API process answers /readyz 503 but keeps serving this long before it closes. */
   shutdownDrainMs: number;
 }
@@ -176,6 +178,7 @@ export function loadConfig(env: Env = process.env): Config {
     houseAgents: oneOf('HOUSE_AGENTS', 'on', ['on', 'off'] as const) === 'on',
     shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 0, 0, 120_000),
     metricsPort: read('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 0, 1, 65535),
+    metricsHost: read('METRICS_HOST') ?? read('HOST') ?? '127.0.0.1',
   };
   if (config.metricsPort !== null && config.metricsPort === config.port) problems.push(`METRICS_PORT must differ from PORT (both ${config.port})`);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from '../config/env.js';
-import { sqlStateOf } from '../storage/sql-state.js';
+import { driverReason, isDatabaseUnavailable, sqlStateOf } from '../storage/sql-state.js';
 import { isSecretName, redactApiKeys } from '../util/secrets.js';
 
 /** No log line is longer than this (issue 12: a failing batch once logged 3.5 GB in minutes). */
@@ -39,7 +39,9 @@ const cut = (text: unknown, max: number): string | undefined =>
 
 /**
  * Errors as logged. A database error keeps only its SQLSTATE and constraint: driver and Drizzle
- * messages carry the statement and its parameters (key hashes, caller strings).
+ * messages carry the statement and its parameters (key hashes, caller strings). One that says
+ * the database cannot be used (down, refusing connections, out of resources) also keeps the
+ * driver's own reason — it names no statement, and without it an outage read `sqlState: 55000`.
  */
 export function serializeError(error: unknown): Record<string, unknown> {
   if (!error || typeof error !== 'object') return { message: cut(String(error), MAX_MESSAGE_CHARS) };
@@ -51,7 +53,12 @@ export function serializeError(error: unknown): Record<string, unknown> {
     for (let c: unknown = error, depth = 0; c && typeof c === 'object' && depth < 4; c = (c as { cause?: unknown }).cause, depth += 1) {
       constraint ??= (c as { constraint?: unknown }).constraint;
     }
-    return { type, sqlState, constraint: typeof constraint === 'string' ? constraint : null };
+    return {
+      type,
+      sqlState,
+      constraint: typeof constraint === 'string' ? constraint : null,
+      ...(isDatabaseUnavailable(error) ? { reason: cut(driverReason(error), MAX_MESSAGE_CHARS) } : {}),
+    };
   }
   return {
     type,

@@ -67,6 +67,19 @@ describe('GET /metrics', () => {
     expect(sample(await scrape(), series)).toBe(before + 2);
   });
 
+  it('counts lock-outs for wrong credentials apart from spent budgets (budget="credentials")', async () => {
+    const before = await scrape();
+    const wrong = { authorization: `Bearer ${'w'.repeat(24)}` };
+    const statuses = new Set<number>();
+    // past 60 wrong tokens a minute an address is locked out, the right token too
+    for (let i = 0; i < 62; i += 1) statuses.add((await t.app.inject({ url: '/api/admin/users', headers: wrong, remoteAddress: '10.9.9.9' })).statusCode);
+    const locked = await t.app.inject({ url: '/api/admin/users', headers: adminHeaders, remoteAddress: '10.9.9.9' });
+    expect([...statuses, locked.statusCode]).toEqual([401, 429, 429]);
+    const after = await scrape();
+    expect(sample(after, 'paper_arena_rate_limit_refusals_total{budget="credentials"}')).toBe(sample(before, 'paper_arena_rate_limit_refusals_total{budget="credentials"}') + 3);
+    expect(sample(after, 'paper_arena_rate_limit_refusals_total{budget="agent"}')).toBe(sample(before, 'paper_arena_rate_limit_refusals_total{budget="agent"}'));
+  });
+
   it('reports each venue\'s success age and failures on the first scrape, as of that scrape', async () => {
     t.clock.advance(1_000);
     await recordVenueAttempt(t.ctx.database.db, 'audit-venue', 'sim', t.clock.now(), null);

@@ -30,6 +30,9 @@ describe('configuration', () => {
     expect(() => loadConfig({ MARKET_DATA: 'replay:/nonexistent/tape.ndjson' })).toThrow(/MARKET_DATA replay tape \/nonexistent\/tape.ndjson does not exist/);
     expect(() => loadConfig({ PORT: '3100', METRICS_PORT: '3100' })).toThrow(/METRICS_PORT must differ from PORT/);
     expect(loadConfig({ PORT: '3100', METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    // the tokenless metrics port listens on HOST unless METRICS_HOST says where (a private interface)
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9100' }).metricsHost).toBe('0.0.0.0');
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9100', METRICS_HOST: '10.0.0.7' }).metricsHost).toBe('10.0.0.7');
     // a directory where a file belongs, a file where the data directory belongs: one line at start, not a stack later
     const dir = mkdtempSync(join(tmpdir(), 'config-'));
     const file = join(dir, 'plain-file');

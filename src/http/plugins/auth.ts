@@ -4,7 +4,7 @@ import { hashKey, looksLikeKey } from '../../domain/api-keys.js';
 import { findActiveKeyByHash } from '../../storage/keys-repo.js';
 import type { AppContext, AuthedKey } from '../context.js';
 import { ApiError } from '../errors.js';
-import { keyBudgets, rateLimited, type HookDone } from './rate-limit.js';
+import { CredentialsLockout, keyBudgets, rateLimited, type HookDone } from './rate-limit.js';
 import { addRouteHook } from './route-hooks.js';
 
 const BEARER = /^Bearer\s+(.+)$/i;
@@ -49,7 +49,7 @@ export async function resolveKey(ctx: AppContext, keyHash: string, ip: string): 
 
 const invalidKey = () => new ApiError(401, 'unauthorized', 'the API key is invalid or revoked');
 
-const tooManyUnknownKeys = (waitMs: number): ApiError => rateLimited('too many unknown or revoked API keys from this address', waitMs / 1000);
+const tooManyUnknownKeys = (waitMs: number): ApiError => rateLimited('too many unknown or revoked API keys from this address', waitMs / 1000, CredentialsLockout);
 
 /**
  * Resolves the key of every scoped route, applies its request budget, checks the route's scope

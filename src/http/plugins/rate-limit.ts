@@ -21,10 +21,13 @@ const budget = (prefix: string, limit: number, name: string): Budget => ({ prefi
 
 const isPromise = (value: WindowHit | Promise<WindowHit>): value is Promise<WindowHit> => typeof (value as Promise<WindowHit>).then === 'function';
 
+/** A 429 for too many wrong credentials from one address, not a spent budget: metrics count it apart. */
+export class CredentialsLockout extends ApiError {}
+
 /** The 429 refusal: `rate_limited` with Retry-After, in seconds (at least 1). */
-export function rateLimited(message: string, retryAfterSeconds: number): ApiError {
+export function rateLimited(message: string, retryAfterSeconds: number, Refusal: typeof ApiError = ApiError): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return new ApiError(429, 'rate_limited', `${message}; retry after ${seconds} s`, { retryAfterSeconds: seconds }, { 'Retry-After': String(seconds) });
+  return new Refusal(429, 'rate_limited', `${message}; retry after ${seconds} s`, { retryAfterSeconds: seconds }, { 'Retry-After': String(seconds) });
 }
 
 /** Sets the RateLimit-* headers of `hit`; the 429 refusal when the budget is exhausted. */

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../errors.js';
 import { ErrorBody } from '../../schemas.js';
-import { rateLimited } from '../../plugins/rate-limit.js';
+import { CredentialsLockout, rateLimited } from '../../plugins/rate-limit.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -20,7 +20,7 @@ export function requireAdmin(ctx: Pick<AppContext, 'adminToken' | 'keyLookups' |
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     reply.header('cache-control', 'no-store');
     const waitMs = ctx.keyLookups.waitMs(request.ip, ctx.budgetClock.now());
-    if (waitMs > 0) throw rateLimited('too many wrong credentials from this address', waitMs / 1000);
+    if (waitMs > 0) throw rateLimited('too many wrong credentials from this address', waitMs / 1000, CredentialsLockout);
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     // Compare digests so the comparison takes the same time whatever was sent.
