@@ -154,6 +154,18 @@ export function windowStartsPart(days: string[]): BookPart {
   return cacheable(sql`json_build_array(${sql.join(starts, sql`, `)})`, `starts(${days.join(',')})`);
 }
 
+/**
+ * The equity of the book at `at` (ISO): its hourly snapshot last taken at or before then, or
+ * null (a book younger than that, or hourly values not kept yet).
+ */
+export function hourlyStartPart(at: string): BookPart {
+  return cacheable(
+    sql`(select s.usd_value::text from equity_snapshots_hourly s
+         where s.key_id = w.key_id and s.hour <= ${at}::timestamptz and s.taken_at <= ${at}::timestamptz order by s.hour desc limit 1)`,
+    `hourlyStart(${at})`,
+  );
+}
+
 /** Daily equity snapshots from `fromDay` on, oldest first. */
 export function snapshotsPart(fromDay: string): BookPart {
   return cacheable(sql`coalesce((select json_agg(json_build_object('day', to_char(s.day, 'YYYY-MM-DD'), 'usdValue', s.usd_value::text) order by s.day)

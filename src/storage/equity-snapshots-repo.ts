@@ -1,5 +1,5 @@
 /**
- * The daily equity snapshot of every live book in one INSERT … SELECT (set-based: its cost is
+ * The daily (and hourly) equity snapshot of every live book in one INSERT … SELECT (set-based: its cost is
  * one pass over wallets, holdings and open positions, not a query per book). The valuation is
  * the portfolio's (src/services/equity.ts + equity-adjustments.ts) written in SQL; a test keeps
  * the two equal: cash total + Σ holdings × (mark, else average cost) + Σ futures unrealized PnL
@@ -24,14 +24,21 @@ export interface Mark {
   price: string;
 }
 
-/** Upserts today's (`day`) snapshot of every live book; returns how many books. */
+/** Hourly values are kept this long: the 24 h window reads the one of 24 h ago. */
+export const HOURLY_KEPT_MS = 26 * 3_600_000;
+
+/**
+ * Upserts today's (`day`) and this hour's snapshot of every live book, and drops hourly values
+ * older than HOURLY_KEPT_MS; returns how many books. One statement: the books are valued once.
+ */
 export async function snapshotAllBooks(db: Queryable, day: string, takenAt: Date, marks: Mark[]): Promise<number> {
+  const hour = new Date(Math.floor(takenAt.getTime() / 3_600_000) * 3_600_000).toISOString();
+  const keptFrom = new Date(takenAt.getTime() - HOURLY_KEPT_MS).toISOString();
   const rows = await queryRows<{ n: number }>(
     db,
     sql`with px as (select "coinId" as coin_id, price from jsonb_to_recordset(${JSON.stringify(marks)}::jsonb) as m("coinId" text, price numeric)),
-        written as (
-          insert into equity_snapshots (key_id, day, usd_value, taken_at)
-          select w.key_id, ${day}::date,
+        valued as (
+          select w.key_id,
             w.cash_available + w.cash_frozen + w.cash_frozen_pm + w.cash_frozen_futures
             + coalesce((select sum((h.available + h.frozen) * coalesce(px.price, h.avg_cost_usd))
                         from holdings h left join px on px.coin_id = h.coin_id
@@ -46,11 +53,18 @@ export async function snapshotAllBooks(db: Queryable, day: string, takenAt: Date
                                       where pm.source = p.source and pm.slug = p.event_slug and o->>'externalMarketId' = p.outcome_external_id
                                       limit 1) as prob
                               from pm_positions p where p.key_id = w.key_id and p.status = 'open') m
-                        where m.prob between 0 and 100), 0),
-            ${takenAt.toISOString()}::timestamptz
-          from wallets w join api_keys k on k.id = w.key_id where k.revoked_at is null
+                        where m.prob between 0 and 100), 0) as usd_value
+          from wallets w join api_keys k on k.id = w.key_id where k.revoked_at is null),
+        written as (
+          insert into equity_snapshots (key_id, day, usd_value, taken_at)
+          select key_id, ${day}::date, usd_value, ${takenAt.toISOString()}::timestamptz from valued
           on conflict (key_id, day) do update set usd_value = excluded.usd_value, taken_at = excluded.taken_at
-          returning 1)
+          returning 1),
+        hourly as (
+          insert into equity_snapshots_hourly (key_id, hour, usd_value, taken_at)
+          select key_id, ${hour}::timestamptz, usd_value, ${takenAt.toISOString()}::timestamptz from valued
+          on conflict (key_id, hour) do update set usd_value = excluded.usd_value, taken_at = excluded.taken_at),
+        pruned as (delete from equity_snapshots_hourly where hour < ${keptFrom}::timestamptz)
         select count(*)::int as n from written`,
   );
   return rows[0]?.n ?? 0;

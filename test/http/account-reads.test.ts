@@ -127,6 +127,30 @@ describe('GET /api/agent/portfolio', () => {
     }
   });
 
+  it('compares 24 h PnL with the equity of 24 h ago (hourly snapshots), not with the end of yesterday', async () => {
+    tick(50_000);
+    const { key, keyId } = await t.newKey();
+    await order(key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1 });
+    const HOUR = 3_600_000;
+    const now = t.clock.now();
+    await snapshotEquity(t.ctx.database, t.market, now - 25 * HOUR); // equity 25 h ago, BTC at 50,000
+    const dayAgo = (await get(key, '/api/agent/portfolio')).json().equity.totalUsd;
+    tick(60_000);
+    // 23 h ago, BTC already at 60,000: also yesterday's (or today's) last daily value
+    await snapshotEquity(t.ctx.database, t.market, now - 23 * HOUR);
+    const p = (await get(key, '/api/agent/portfolio')).json();
+    expect(p.pnl['24hUsd']).toBeCloseTo(p.equity.totalUsd - dayAgo, 6);
+    expect(p.pnl['24hUsd']).toBeGreaterThan(900); // the 0.1 BTC gained ~1,000 since 24 h ago
+    expect(p.pnl['24hPct']).toBeCloseTo((p.equity.totalUsd - dayAgo) / dayAgo, 8);
+
+    // hourly values older than 26 h are dropped by the next snapshot
+    const hourly = async () =>
+      (await t.ctx.database.db.execute(sql`select count(*)::int as n from equity_snapshots_hourly where key_id = ${keyId}`)) as unknown as { rows: { n: number }[] };
+    expect((await hourly()).rows[0]!.n).toBe(2);
+    await snapshotEquity(t.ctx.database, t.market, now + 2 * HOUR);
+    expect((await hourly()).rows[0]!.n).toBe(2); // the one of 25 h ago went, this hour's came
+  });
+
   it('counts an open futures position at mark: margin stays in cash, unrealized PnL is added', async () => {
     tick(50_000);
     const { key } = await t.newKey();

@@ -4,7 +4,7 @@ import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, cashTotal, priceToWire, roun
 import { progression } from '../../../domain/progression.js';
 import { ensureWallet } from '../../../services/spot-trading.js';
 import { readFundedBook, readValuedBook } from '../../../services/equity.js';
-import { accountTotalsPart, holdingPart, noPart, readBook, restingOrdersPart, toAccountTotals, windowStartsPart, type RestingOrderPart } from '../../../storage/book-read-repo.js';
+import { accountTotalsPart, holdingPart, hourlyStartPart, noPart, readBook, restingOrdersPart, toAccountTotals, windowStartsPart, type RestingOrderPart } from '../../../storage/book-read-repo.js';
 import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
 import { deltaPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 import type { AppContext } from '../../context.js';
@@ -111,15 +111,21 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           orders: restingOrdersPart(200),
           totals: accountTotalsPart,
           starts: windowStartsPart(windows.map(([, ms]) => utcDay(nowMs - ms))),
+          // to the minute: reads within one minute share the cached part
+          dayAgo: hourlyStartPart(new Date(Math.floor((nowMs - DAY_MS) / 60_000) * 60_000).toISOString()),
         };
         const book = await readFundedBook(db, keyId, () => readValuedBook(db, ctx.market, keyId, parts));
         const { wallet, equity } = book;
         const orders = book.parts.orders as RestingOrderPart[];
-        const starts = book.parts.starts as (string | null)[];
+        // 24 h compares with the equity of 24 h ago (hourly, to within the hour); the daily
+        // snapshots stand in while no hourly value that old is kept (the first day after an upgrade).
+        // A copy: the parts may be the account-read cache's own arrays.
+        const [dayStart, ...longer] = book.parts.starts as (string | null)[];
+        const starts = [(book.parts.dayAgo as string | null) ?? dayStart ?? null, ...longer];
         const pnl = {} as Record<`${(typeof windows)[number][0]}${'Usd' | 'Pct'}` | 'allTimeUsd' | 'allTimePct', number>;
         windows.forEach(([name], i) => {
-          // Window start = the latest daily snapshot on or before the window's start day; a
-          // book without one (younger than the window, or never snapshotted) starts at 50,000.
+          // Window start = the equity 24 h ago (above), else the latest daily snapshot on or before
+          // the window's start day; a book without one (younger than the window) starts at 50,000.
           const start = starts[i] !== null ? new Decimal(starts[i]!) : STARTING_CASH_MUSD;
           const change = equity.totalUsd.minus(start);
           pnl[`${name}Usd`] = toWire(change);
