@@ -74,7 +74,7 @@ describe('POST /api/agent/spot/quote', () => {
       eligible: false,
       blockReasons: ['insufficient_usdt_balance'],
     });
-    expect((await quote(key, { coinId: '1', side: 'buy', quantity: 1e-9 })).json()).toMatchObject({ eligible: false, blockReasons: ['below_min_notional'] });
+    expect((await quote(key, { coinId: '1', side: 'buy', quantity: 1e-8 })).json()).toMatchObject({ eligible: false, blockReasons: ['below_min_notional'] });
     const eth = (await quote(key, { coinId: '1027', side: 'buy', quantity: 1 })).json();
     expect(eth).toMatchObject({ eligible: false, blockReasons: ['price_unavailable'], executionPrice: null, freshness: { status: 'unknown' } });
   });
@@ -107,6 +107,8 @@ describe('POST /api/agent/spot/quote', () => {
     expect((await quote(key, { coinId: '999999', side: 'buy', quantity: 1 })).json()).toMatchObject({ error: 'coin_not_found' });
     for (const [body, field] of [
       [{ coinId: '1', side: 'buy', quantity: 0 }, 'body.quantity'],
+      // finer than 8 decimals: it was quoted as `quantity: 0`, refused as below_min_notional
+      [{ coinId: '1', side: 'buy', quantity: 1e-10 }, 'body.quantity'],
       [{ coinId: '1', side: 'hold', quantity: 1 }, 'body.side'],
       [{ coinId: '1', side: 'buy' }, 'body.quantity'],
       [{ coinId: '825', side: 'buy', quantity: 1 }, 'body.coinId'],
@@ -183,7 +185,7 @@ describe('market orders', () => {
       [{ coinId: '1', side: 'sell', orderType: 'limit', quantity: 1, limitPrice: 60_000 }, 'insufficient_coin_balance'],
       [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 60_000 }, 'insufficient_usdt_balance'],
       // Worth less than 0.01 mUSD: such a fill rounded to quantity, notional and fee 0 yet counted as a trade.
-      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1e-30 }, 'below_min_notional'],
+      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1e-8 }, 'below_min_notional'],
       [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1.9e-7 }, 'below_min_notional'],
       [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 1e-30 }, 'below_min_notional'],
       [{ coinId: '1', side: 'buy', orderType: 'stop', quantity: 0.0000001, stopPrice: 60_000, limitPrice: 60_000 }, 'below_min_notional'],
@@ -220,6 +222,7 @@ describe('market orders', () => {
       [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 1, stopPrice: 2 }, 'body.stopPrice'],
       [{ coinId: '1', side: 'buy', orderType: 'twap', quantity: 1 }, 'body.orderType'],
       [{ coinId: '1', side: 'buy', orderType: 'market', quantity: -1 }, 'body.quantity'],
+      [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1e-10 }, 'body.quantity'],
       [{ coinId: '1', side: 'buy', orderType: 'limit', quantity: 1, limitPrice: 0 }, 'body.limitPrice'],
       [{ coinId: '1', side: 'buy', orderType: 'market', quantity: 1, extra: 1 }, 'body.extra'],
     ];

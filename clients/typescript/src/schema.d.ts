@@ -5365,6 +5365,7 @@ export interface operations {
                     coinId: string;
                     /** @enum {string} */
                     side: "buy" | "sell";
+                    /** @description coin units; digits past the 8th decimal are dropped */
                     quantity: number;
                     agentTrace?: {
                         runId?: string | null;
@@ -5705,6 +5706,7 @@ export interface operations {
                     side: "buy" | "sell";
                     /** @enum {string} */
                     orderType: "market" | "limit" | "stop";
+                    /** @description coin units; digits past the 8th decimal are dropped */
                     quantity: number;
                     limitPrice?: number | null;
                     stopPrice?: number | null;

@@ -10,7 +10,8 @@ const security: { [label: string]: string[] }[] = [{ bearerAuth: [] }, { apiKeyH
 const CoinId = Type.String({ minLength: 1, maxLength: 64, description: 'UCID (not a ticker)' });
 const Side = StringEnum(['buy', 'sell'] as const);
 /** Base units; capped so arithmetic stays meaningful. */
-const Quantity = Type.Number({ exclusiveMinimum: 0, maximum: 1e12 });
+// Amounts count to 8 decimals (finer digits are dropped): a smaller quantity would be 0 (a quote echoed `quantity: 0`).
+const Quantity = Type.Number({ minimum: 1e-8, maximum: 1e12, description: 'coin units; digits past the 8th decimal are dropped' });
 const Price = Type.Number({ exclusiveMinimum: 0, maximum: 1e12 });
 
 export const ORDER_ROUTE = 'POST /api/agent/spot/order';
