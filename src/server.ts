@@ -5,6 +5,7 @@ import { ensureDemoKey } from './services/demo-key.js';
 import { startMarketSource } from './services/market-source-boot.js';
 import { claimMarketIdentity, marketIdentity, processName } from './services/market-identity.js';
 import { roleWarnings } from './config/role-warnings.js';
+import { checkDeploymentSettings, deploymentSettings } from './services/deployment-settings.js';
 import { loadCoins } from './marketdata/coins.js';
 import { ensureHouseAgents } from './services/house-agents.js';
 import { openDatabase, pgliteDirFor } from './storage/db.js';
@@ -70,7 +71,12 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   })();
   opening.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
   // processes sharing PostgreSQL must serve one market: checked before this one writes any of it
-  if (identity && name) await claimMarketIdentity((await opening).db, identity, name);
+  if (identity && name) {
+    await claimMarketIdentity((await opening).db, identity, name);
+    for (const warning of await checkDeploymentSettings((await opening).db, deploymentSettings(config, role), name)) {
+      process.stderr.write(`paper-arena ${role}: warning: ${warning}\n`);
+    }
+  }
   const source = await startMarketSource(config, opening, progress, coins);
   const database = await opening;
   const priced = source.market.coins().filter((c) => source.market.quote(c.coinId) !== null).length;
