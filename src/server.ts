@@ -4,7 +4,7 @@ import type { Config } from './config/env.js';
 import { ensureDemoKey } from './services/demo-key.js';
 import { startMarketSource } from './services/market-source-boot.js';
 import { claimMarketIdentity, marketIdentity, processName } from './services/market-identity.js';
-import { roleWarnings } from './config/role-warnings.js';
+import { mintsDemoKey, roleWarnings } from './config/role-defaults.js';
 import { checkDeploymentSettings, deploymentSettings } from './services/deployment-settings.js';
 import { loadCoins } from './marketdata/coins.js';
 import { ensureHouseAgents } from './services/house-agents.js';
@@ -130,7 +130,8 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   else await app.ready();
   // Once per database whichever process starts first (HOUSE_AGENTS=off creates none).
   if (config.houseAgents) await ensureHouseAgents(database.db);
-  const demo = address ? await ensureDemoKey(database.db, config.dataDir) : null;
+  // a laptop's serve gets a demo key to try; a production api does not mint one unless asked (DEMO_KEY=on)
+  const demo = address && mintsDemoKey(role, config) ? await ensureDemoKey(database.db, config.dataDir) : null;
   app.log.info({ role, startupMs: Date.now() - startedAt }, 'started');
   // The banner comes last, so nothing scrolls it away (per-request logs need LOG_LEVEL=info).
   if (address) {

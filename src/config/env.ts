@@ -32,6 +32,11 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   futuresOpenEnabled: boolean;
   pmOpenEnabled: boolean;
+  /**
+   * DEMO_KEY: mint an all-scope demo key on a fresh database and print it (null: the role's
+   * default — on for `serve`, off for `api`, where it went to the production logs).
+   */
+  demoKey: boolean | null;
   /** AGENT_OPPORTUNITY_CAPTURE_ENABLED (supplement 1.11): off, `POST /api/agent/pm/opportunity` answers 403. */
   opportunityCaptureEnabled: boolean;
   agentRpm: number;
@@ -169,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     futuresOpenEnabled: bool('FUTURES_OPEN_ENABLED', true),
     pmOpenEnabled: bool('PM_OPEN_ENABLED', true),
     opportunityCaptureEnabled: bool('AGENT_OPPORTUNITY_CAPTURE_ENABLED', true),
+    demoKey: read('DEMO_KEY') === undefined ? null : oneOf('DEMO_KEY', 'on', ['on', 'off'] as const) === 'on',
     agentRpm: int('AGENT_RPM', 120, 1, 1_000_000_000),
     tradeWpm: int('TRADE_WPM', 20, 1, 1_000_000_000),
     publicRpm: int('PUBLIC_RPM', 600, 1, 1_000_000_000),

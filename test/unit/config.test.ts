@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/env.js';
-import { roleWarnings } from '../../src/config/role-warnings.js';
+import { mintsDemoKey, roleWarnings } from '../../src/config/role-defaults.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -81,5 +81,17 @@ describe('start-up warnings of a role', () => {
     expect(roleWarnings('api', { redisUrl: 'redis://127.0.0.1:6379', adminToken: 'x'.repeat(16) })).toEqual([]);
     expect(roleWarnings('serve', bare)).toEqual([]);
     expect(roleWarnings('worker', bare)).toEqual([]);
+  });
+});
+
+describe('the demo key by role', () => {
+  it('is minted by serve, not by api unless DEMO_KEY=on (it was printed into production logs), never by a worker', () => {
+    expect(loadConfig({}).demoKey).toBeNull();
+    expect(mintsDemoKey('serve', loadConfig({}))).toBe(true);
+    expect(mintsDemoKey('api', loadConfig({}))).toBe(false);
+    expect(mintsDemoKey('api', loadConfig({ DEMO_KEY: 'on' }))).toBe(true);
+    expect(mintsDemoKey('serve', loadConfig({ DEMO_KEY: 'off' }))).toBe(false);
+    expect(mintsDemoKey('worker', loadConfig({ DEMO_KEY: 'on' }))).toBe(false);
+    expect(() => loadConfig({ DEMO_KEY: 'yes' })).toThrow(/DEMO_KEY/);
   });
 });
