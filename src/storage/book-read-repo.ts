@@ -145,25 +145,25 @@ export function toAccountTotals(part: unknown): AccountTotalsPart {
   };
 }
 
-/** Per requested day (YYYY-MM-DD): the latest equity snapshot on or before it, or null. */
-export function windowStartsPart(days: string[]): BookPart {
-  if (days.length === 0) return cacheable(sql`'[]'::json`, 'starts()');
-  const starts = days.map(
-    (d) => sql`(select s.usd_value::text from equity_snapshots s where s.key_id = w.key_id and s.day <= ${d}::date order by s.day desc limit 1)`,
-  );
-  return cacheable(sql`json_build_array(${sql.join(starts, sql`, `)})`, `starts(${days.join(',')})`);
-}
-
 /**
- * The equity of the book at `at` (ISO): its hourly snapshot last taken at or before then, or
- * null (a book younger than that, or hourly values not kept yet).
+ * Per window start (an ISO instant): the book's equity as last recorded at or before it — the
+ * later of its hourly snapshot (kept 26 h: the 24 h window) and its daily one taken by then —
+ * or null (a book younger than the window, or never snapshotted). A daily row holds its day's
+ * last value: the start day's own row was taken after the start and is not used (it made
+ * "24 h" mean "since the end of yesterday", 5 minutes at 00:05 UTC).
  */
-export function hourlyStartPart(at: string): BookPart {
-  return cacheable(
-    sql`(select s.usd_value::text from equity_snapshots_hourly s
-         where s.key_id = w.key_id and s.hour <= ${at}::timestamptz and s.taken_at <= ${at}::timestamptz order by s.hour desc limit 1)`,
-    `hourlyStart(${at})`,
+export function windowStartsPart(starts: string[]): BookPart {
+  if (starts.length === 0) return cacheable(sql`'[]'::json`, 'starts()');
+  const values = starts.map(
+    (at) => sql`(select v.usd_value::text from (
+        (select s.usd_value, s.taken_at from equity_snapshots_hourly s
+         where s.key_id = w.key_id and s.hour <= ${at}::timestamptz and s.taken_at <= ${at}::timestamptz order by s.hour desc limit 1)
+        union all
+        (select s.usd_value, s.taken_at from equity_snapshots s
+         where s.key_id = w.key_id and s.day <= ${at.slice(0, 10)}::date and s.taken_at <= ${at}::timestamptz order by s.day desc limit 1)
+      ) v order by v.taken_at desc limit 1)`,
   );
+  return cacheable(sql`json_build_array(${sql.join(values, sql`, `)})`, `starts(${starts.join(',')})`);
 }
 
 /** Daily equity snapshots from `fromDay` on, oldest first. */

@@ -143,6 +143,16 @@ describe('GET /api/agent/portfolio', () => {
     expect(p.pnl['24hUsd']).toBeGreaterThan(900); // the 0.1 BTC gained ~1,000 since 24 h ago
     expect(p.pnl['24hPct']).toBeCloseTo((p.equity.totalUsd - dayAgo) / dayAgo, 8);
 
+    // a book whose first snapshot came after the window's start (younger than 24 h) compares with
+    // 50,000 — the daily row of that day holds a value taken after the start (it was used)
+    const young = await t.newKey();
+    await order(young.key, { coinId: '1', side: 'buy', orderType: 'market', quantity: 0.1 });
+    await snapshotEquity(t.ctx.database, t.market, now - 23 * HOUR);
+    tick(66_000);
+    const y = (await get(young.key, '/api/agent/portfolio')).json();
+    expect(y.pnl['24hUsd']).toBeCloseTo(y.pnl.allTimeUsd, 6);
+    expect(y.pnl['24hUsd']).toBeGreaterThan(500);
+
     // hourly values older than 26 h are dropped by the next snapshot
     const hourly = async () =>
       (await t.ctx.database.db.execute(sql`select count(*)::int as n from equity_snapshots_hourly where key_id = ${keyId}`)) as unknown as { rows: { n: number }[] };

@@ -60,6 +60,29 @@ describe('PGlite vacuum', () => {
     // without the vacuum each round of 5 rewrites adds about 5 table copies
     expect(await size()).toBeLessThanOrEqual(settled * 1.5);
   });
+
+  it('keeps the hourly equity values, rewritten by every snapshot run, from growing without bound', async () => {
+    if (t.ctx.database.kind !== 'pglite') {
+      expect(job('pglite-vacuum')).toBeUndefined(); // PostgreSQL's autovacuum does it
+      return;
+    }
+    const db = t.ctx.database.db;
+    const { keyId } = await t.newKey();
+    await db.execute(sql`insert into equity_snapshots_hourly (key_id, hour, usd_value, taken_at)
+      select ${keyId}, timestamptz '2026-01-01' + g * interval '1 hour', 50000, now() from generate_series(1, 3000) g`);
+    const size = async () => (await queryRows<{ s: number }>(db, sql`select pg_relation_size('equity_snapshots_hourly')::int as s`))[0]!.s;
+    const churn = async (times: number) => {
+      for (let i = 0; i < times; i += 1) await db.execute(sql`update equity_snapshots_hourly set usd_value = usd_value + 1, taken_at = now()`);
+    };
+    await churn(5);
+    await job('pglite-vacuum')!.run(t.clock.now());
+    const settled = await size();
+    for (let round = 0; round < 3; round += 1) {
+      await churn(5);
+      await job('pglite-vacuum')!.run(t.clock.now());
+    }
+    expect(await size()).toBeLessThanOrEqual(settled * 1.5);
+  });
 });
 
 describe('job lanes', () => {

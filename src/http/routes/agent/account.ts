@@ -4,7 +4,7 @@ import { Decimal, CASH_COIN_ID, STARTING_CASH_MUSD, cashTotal, priceToWire, roun
 import { progression } from '../../../domain/progression.js';
 import { ensureWallet } from '../../../services/spot-trading.js';
 import { readFundedBook, readValuedBook } from '../../../services/equity.js';
-import { accountTotalsPart, holdingPart, hourlyStartPart, noPart, readBook, restingOrdersPart, toAccountTotals, windowStartsPart, type RestingOrderPart } from '../../../storage/book-read-repo.js';
+import { accountTotalsPart, holdingPart, noPart, readBook, restingOrdersPart, toAccountTotals, windowStartsPart, type RestingOrderPart } from '../../../storage/book-read-repo.js';
 import { listKeyOrders, type SpotOrderRow } from '../../../storage/spot-orders-repo.js';
 import { deltaPollingAsOf, pollingAsOf } from '../../../domain/delta-polling.js';
 import type { AppContext } from '../../context.js';
@@ -36,7 +36,6 @@ function orderView(o: SpotOrderRow) {
   };
 }
 
-const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -110,22 +109,18 @@ export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const parts = {
           orders: restingOrdersPart(200),
           totals: accountTotalsPart,
-          starts: windowStartsPart(windows.map(([, ms]) => utcDay(nowMs - ms))),
           // to the minute: reads within one minute share the cached part
-          dayAgo: hourlyStartPart(new Date(Math.floor((nowMs - DAY_MS) / 60_000) * 60_000).toISOString()),
+          starts: windowStartsPart(windows.map(([, ms]) => new Date(Math.floor((nowMs - ms) / 60_000) * 60_000).toISOString())),
         };
         const book = await readFundedBook(db, keyId, () => readValuedBook(db, ctx.market, keyId, parts));
         const { wallet, equity } = book;
         const orders = book.parts.orders as RestingOrderPart[];
-        // 24 h compares with the equity of 24 h ago (hourly, to within the hour); the daily
-        // snapshots stand in while no hourly value that old is kept (the first day after an upgrade).
-        // A copy: the parts may be the account-read cache's own arrays.
-        const [dayStart, ...longer] = book.parts.starts as (string | null)[];
-        const starts = [(book.parts.dayAgo as string | null) ?? dayStart ?? null, ...longer];
+        const starts = book.parts.starts as (string | null)[];
         const pnl = {} as Record<`${(typeof windows)[number][0]}${'Usd' | 'Pct'}` | 'allTimeUsd' | 'allTimePct', number>;
         windows.forEach(([name], i) => {
-          // Window start = the equity 24 h ago (above), else the latest daily snapshot on or before
-          // the window's start day; a book without one (younger than the window) starts at 50,000.
+          // Window start = the equity last recorded at or before now − window (24 h: hourly, within
+          // the hour; 7 d / 30 d: the last daily value before, within a day); a book without one
+          // (younger than the window) starts at 50,000.
           const start = starts[i] !== null ? new Decimal(starts[i]!) : STARTING_CASH_MUSD;
           const change = equity.totalUsd.minus(start);
           pnl[`${name}Usd`] = toWire(change);
