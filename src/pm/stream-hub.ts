@@ -85,8 +85,9 @@ export class PmStreamHub {
     this.started ??= (async () => {
       const recent = await latestPmStreamEvents(this.database.db, this.options.bufferSize);
       for (const e of recent) this.append(e.id, e.kind, e.payload);
-      // A full buffer: older events may exist that it does not hold.
-      if (recent.length > 0 && recent.length >= this.options.bufferSize) this.droppedThrough = recent[0]!.id - 1;
+      // Events before the oldest read may have existed (the buffer's size, or pruned after a day):
+      // a resume from before it cannot be answered whole.
+      if (recent.length > 0) this.droppedThrough = recent[0]!.id - 1;
       this.unlisten = await this.database.listen(
         PM_STREAM_CHANNEL,
         () => this.pull(),

@@ -1,8 +1,13 @@
-import http from 'node:http';
+import { EventEmitter } from 'node:events';
+import http, { type ServerResponse } from 'node:http';
 import net from 'node:net';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forcePmResolution } from '../../src/pm/api.js';
 import { pmStreamHub } from '../../src/http/routes/pm/stream.js';
+import { PmStreamHub } from '../../src/pm/stream-hub.js';
+import { queryRows } from '../../src/storage/db.js';
+import { publishPmStreamEvent } from '../../src/storage/pm-repo.js';
 import { createPmApp, type PmTestApp } from '../support/pm-app.js';
 import { openStream } from '../support/sse.js';
 
@@ -113,6 +118,44 @@ describe('GET /api/prediction-markets/stream', () => {
       hub.configure({ bufferSize: 500 });
     }
   }, 60_000);
+
+  it('keeps the per-IP cap when resumes wait on a read first (concurrent ones with a new Last-Event-ID all got in)', async () => {
+    const hub = pmStreamHub(t.ctx)!;
+    const pull = hub.pull.bind(hub);
+    hub.pull = () => new Promise<void>((resolve) => setTimeout(resolve, 50)).then(pull);
+    try {
+      const streams = await Promise.all(Array.from({ length: 5 }, () => open({ 'Last-Event-ID': String(hub.newestId + 1_000) })));
+      expect(streams.map((s) => s.status).sort()).toEqual([200, 200, 503, 503, 503]);
+      for (const s of streams) s.close();
+    } finally {
+      hub.pull = pull;
+    }
+  }, 30_000);
+
+  it('a hub started on stored events says a resume from before the oldest one cannot be answered whole (pruned after a day, or past the buffer)', async () => {
+    const db = t.ctx.database.db;
+    for (let n = 0; n < 3; n += 1) await publishPmStreamEvent(db, 'test', { n }, t.clock.now());
+    // the retention job pruned all but the newest
+    await db.execute(sql`delete from pm_stream_events where id < (select max(id) from pm_stream_events)`);
+    const [kept] = await queryRows<{ id: number }>(db, sql`select max(id)::int as id from pm_stream_events`);
+    const newest = kept!.id;
+    expect(newest).toBeGreaterThan(2);
+    const fresh = new PmStreamHub(t.ctx.database, t.clock, { heartbeatMs: 60_000 });
+    await fresh.start(); // holds the one stored event (fewer than its 500)
+    let written = '';
+    const res = Object.assign(new EventEmitter(), { writeHead() {}, write: (text: string) => (written += text), end() {}, destroy() {}, writableLength: 0 });
+    try {
+      fresh.attach('10.0.0.9', res as unknown as ServerResponse, newest - 2, {});
+      expect(written).toMatch(/event: resync\ndata: \{[^\n]*"reason":"events_dropped"/);
+      written = '';
+      fresh.attach('10.0.0.9', res as unknown as ServerResponse, newest - 1, {});
+      expect(written).not.toContain('resync');
+      expect(written).toContain(`id: ${newest}\n`);
+    } finally {
+      res.emit('close');
+      await fresh.stop();
+    }
+  });
 
   it('answers HEAD with the stream headers at once, without taking a stream slot', async () => {
     for (let i = 0; i < 4; i += 1) {

@@ -48,13 +48,14 @@ export function pmStreamRoutes(ctx: AppContext, options: Partial<StreamOptions> 
         // HEAD (added by Fastify for every GET) answers the stream's headers and ends: held open, it took a stream slot.
         if (request.method === 'HEAD') return reply.type('text/event-stream').header('Cache-Control', 'no-cache').send('');
         await hub.start();
-        if (!hub.admits(request.ip)) {
-          throw new ApiError(503, 'stream_at_capacity', 'too many concurrent streams; retry later', {}, { 'Retry-After': '5' });
-        }
         const raw = request.headers['last-event-id'];
         const lastEventId = typeof raw === 'string' && /^\d{1,15}$/.test(raw.trim()) ? Number(raw.trim()) : null;
         // Another process may have served an event this one has not read yet: read before judging the id unknown.
         if (lastEventId !== null && lastEventId > hub.newestId) await hub.pull();
+        // after every await: streams admitted meanwhile count (checked before the read, concurrent requests all got in)
+        if (!hub.admits(request.ip)) {
+          throw new ApiError(503, 'stream_at_capacity', 'too many concurrent streams; retry later', {}, { 'Retry-After': '5' });
+        }
         reply.hijack();
         const headers: Record<string, string> = { 'x-request-id': request.id, 'X-Data-Attribution': 'venue data: the venue named in each item; compiled by Paper Arena' };
         for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
