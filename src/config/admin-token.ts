@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function adminTokenPath(dataDir: string): string {
@@ -31,7 +31,18 @@ export function resolveAdminToken(envToken: string | null, dataDir: string): { t
   }
   mkdirSync(dataDir, { recursive: true });
   const token = `adm_${randomBytes(32).toString('base64url')}`;
-  writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
+  // Written aside, then linked in: the file appears whole or not at all. Two processes starting on
+  // one fresh DATA_DIR: the second finds it (EEXIST) and uses the first one's token.
+  const aside = `${path}.${process.pid}.tmp`;
+  writeFileSync(aside, `${token}\n`, { mode: 0o600 });
+  try {
+    linkSync(aside, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return { token: readFileSync(path, 'utf8').trim(), source: 'file', created: false };
+  } finally {
+    rmSync(aside, { force: true });
+  }
   return { token, source: 'file', created: true };
 }
 

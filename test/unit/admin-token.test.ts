@@ -1,7 +1,13 @@
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+// existsSync passes through; one test makes it miss a file, as a process racing another one would
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  return { ...fs, existsSync: vi.fn(fs.existsSync) };
+});
 import { AdminTokenFileError, adminTokenPath, resolveAdminToken } from '../../src/config/admin-token.js';
 
 const root = mkdtempSync(join(tmpdir(), 'paper-arena-token-'));
@@ -24,5 +30,15 @@ describe('the admin token file (DATA_DIR/admin-token)', () => {
     writeFileSync(adminTokenPath(dir), 'abc\n');
     expect(() => resolveAdminToken(null, dir)).toThrow(AdminTokenFileError);
     expect(resolveAdminToken('x'.repeat(16), dir)).toEqual({ token: 'x'.repeat(16), source: 'env', created: false });
+  });
+
+  it('two processes creating it at once: the second uses the first one’s token (it exited with EEXIST and a stack)', () => {
+    const dir = join(root, 'race');
+    mkdirSync(dir);
+    const first = `adm_${'f'.repeat(43)}`;
+    writeFileSync(adminTokenPath(dir), `${first}\n`, { mode: 0o600 });
+    vi.mocked(existsSync).mockReturnValueOnce(false); // it looked before the other process wrote it
+    expect(resolveAdminToken(null, dir)).toEqual({ token: first, source: 'file', created: false });
+    expect(readdirSync(dir)).toEqual(['admin-token']); // nothing left aside
   });
 });
