@@ -36,7 +36,6 @@ function orderView(o: SpotOrderRow) {
   };
 }
 
-
 export function accountRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
