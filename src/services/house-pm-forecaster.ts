@@ -5,9 +5,12 @@
  * `POST /api/agent/pm/open` — so its positions settle with everyone's and its `opened`
  * decisions (forecastProbability, thesis, trace) fill the dataset and Track B scorecards.
  */
-import { pmForecaster, type PmForecastOrder, type PmMarketView } from '../arena/house/pm-forecaster.js';
+import { pmForecaster, type PmFillable, type PmForecastOrder, type PmMarketView } from '../arena/house/pm-forecaster.js';
+import { Decimal } from '../domain/money.js';
+import { fillReachesCertainty } from '../domain/pm/pricing.js';
 import { ApiError } from '../http/errors.js';
 import { PM_OPEN_URL } from '../http/routes/agent/pm.js';
+import { venueMarketOf } from '../pm/api.js';
 import { weightedMedian, type Voice } from '../pm/consensus.js';
 import { pmReadModel, type PmSnapshot } from '../pm/read-model.js';
 import type { SparkEntry } from '../pm/spark.js';
@@ -19,7 +22,7 @@ import { listPmPositions } from '../storage/pm-positions-repo.js';
 import type { PmMarketRow } from '../storage/pm-repo.js';
 import type { Clock } from '../util/clock.js';
 import { HOUSE_STEP_MS } from './house-agents.js';
-import { openPmPosition, recordRefusedOpen, refusalKind, type PmOpenInput } from './pm-trading.js';
+import { openPmPosition, outcomeBook, recordRefusedOpen, refusalKind, type PmOpenInput } from './pm-trading.js';
 import { ensureWallet } from './spot-trading.js';
 
 export const PM_FORECASTER_STRATEGY = 'pm-forecaster';
@@ -81,6 +84,17 @@ export function pmMarketViews(snap: PmSnapshot, nowMs: number, driftLookbackMs: 
   return views;
 }
 
+/** Priced as an open would price it: the Yes outcome (the forecaster's views) of the snapshot's row. */
+function fillableIn(snap: PmSnapshot, nowMs: number): PmFillable {
+  return ({ source, slug, side, stakeMusd }) => {
+    const row = snap.byKey.get(keyOf({ source, slug }));
+    if (!row) return false;
+    const market = venueMarketOf(row, nowMs);
+    const yes = market.outcomes[0];
+    return yes !== undefined && !fillReachesCertainty(side, outcomeBook(market, yes), new Decimal(stakeMusd));
+  };
+}
+
 export interface PmForecasterDeps {
   database: Database;
   clock: Clock;
@@ -107,11 +121,12 @@ export async function runPmForecaster(deps: PmForecasterDeps, nowMs: number): Pr
   const snap = await pmReadModel(deps.database, deps.clock).snapshot();
   const wallet = await ensureWallet(db, agent.keyId);
   const held = new Set((await listPmPositions(db, agent.keyId, null)).filter((p) => p.status === 'open').map((p) => `${p.source}/${p.eventSlug}`));
-  const orders = pmForecaster(pmMarketViews(snap, nowMs, profile.driftLookbackMs), { cashMusd: wallet.available.toNumber(), held }, {
-    nowMs,
-    minTimeLeftMs: profile.minTimeLeftMs,
-    horizonMs: profile.horizonMs,
-  });
+  const orders = pmForecaster(
+    pmMarketViews(snap, nowMs, profile.driftLookbackMs),
+    { cashMusd: wallet.available.toNumber(), held },
+    { nowMs, minTimeLeftMs: profile.minTimeLeftMs, horizonMs: profile.horizonMs },
+    fillableIn(snap, nowMs),
+  );
   const clock: Clock = { now: () => nowMs };
   const outcomes: PmForecastOutcome[] = [];
   for (const order of orders) outcomes.push(await openForecast(deps.database, clock, agent.keyId, tick, order, snap));

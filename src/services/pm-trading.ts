@@ -4,7 +4,7 @@
  * the PM position view.
  */
 import { floorBlockReasons, isOpenAt, pmQuality, qualityGateReasons, shapeBlockReasons, type PmQuality } from '../domain/pm/gates.js';
-import { chosenSideMid, complementPoints, edgeSizing, FILL_AT_CERTAINTY, fillReachesCertainty, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmFill, type PmSide } from '../domain/pm/pricing.js';
+import { chosenSideMid, complementPoints, edgeSizing, FILL_AT_CERTAINTY, fillReachesCertainty, pmFill, PM_FILL_BASIS, PM_MIN_STAKE_MUSD, type PmBookView, type PmFill, type PmSide } from '../domain/pm/pricing.js';
 import { Decimal, orderAmount, toWire } from '../domain/money.js';
 import { blocked, notFound } from '../http/errors.js';
 import { readVenueMarket, venueMarketOf, type VenueMarketRead } from '../pm/api.js';
@@ -55,7 +55,7 @@ export function pricePm(market: VenueMarketRead, input: PmQuoteInput, nowMs: num
   const stake = orderAmount(input.stakeMusd);
   const usable = priced(outcome.probability) && !market.resolution && isOpenAt(market, nowMs);
   const entryProbability = priced(outcome.probability) ? chosenSideMid(side, outcome.probability) : null;
-  const book = { outcomeProbability: outcome.probability, spreadPoints: outcomeSpread(outcome) ?? market.spread ?? 0, liquidityUsd: market.liquidity };
+  const book = outcomeBook(market, outcome);
   const fill = usable ? pmFill(side, book, stake) : null;
   const blockReasons = [...shapeBlockReasons(market, outcome, nowMs), ...floorBlockReasons(entryProbability, input.minEntryProbabilityPct)];
   if (stake.lessThan(PM_MIN_STAKE_MUSD)) blockReasons.push('stake_below_min');
@@ -82,6 +82,11 @@ export function pricePm(market: VenueMarketRead, input: PmQuoteInput, nowMs: num
     }),
     nowMs,
   };
+}
+
+/** What a fill on this outcome is priced from: its mid, its own bid-ask spread (else the market's), the market's liquidity. */
+export function outcomeBook(market: VenueMarketRead, outcome: Outcome): PmBookView {
+  return { outcomeProbability: outcome.probability, spreadPoints: outcomeSpread(outcome) ?? market.spread ?? 0, liquidityUsd: market.liquidity };
 }
 
 function outcomeSpread(o: Outcome): number | null {

@@ -47,6 +47,17 @@ describe('PM house forecaster (pure)', () => {
     expect(pmForecaster(many, { cashMusd: 500, held: new Set() }, window)).toEqual([]); // 1 % of 500 < minimum stake
   });
 
+  it('passes over an entry the venue would refuse (fill at certainty) for the next one, without spending a slot', () => {
+    const many = [1, 2, 3].map((i) => market({ slug: `m${i}`, consensusYesPoints: 60 + i }));
+    const asked: string[] = [];
+    const orders = pmForecaster(many, book, window, ({ slug, side, stakeMusd }) => {
+      asked.push(`${slug}:${side}:${stakeMusd}`);
+      return slug !== 'm3';
+    });
+    expect(orders.map((o) => o.slug)).toEqual(['m2', 'm1']);
+    expect(asked).toEqual(['m3:yes:500', 'm2:yes:500', 'm1:yes:495']); // m3 took no cash either
+  });
+
   it('decides the same on the same inputs (a retried step)', () => {
     const views = [market(), market({ slug: 'x', consensusYesPoints: 20, pastYesPoints: 55 })];
     expect(pmForecaster(views, book, window)).toEqual(pmForecaster(views, book, window));

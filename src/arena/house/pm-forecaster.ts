@@ -92,8 +92,14 @@ export function forecastYes(m: PmMarketView): PmForecastOrder['basis'] {
   return { anchor: useConsensus ? 'consensus' : 'own_price', anchorYesPoints: round1(anchor), driftLogOdds: Math.round(drift * 1000) / 1000, forecastYesPoints: forecast };
 }
 
-/** The step's orders: the largest edges first, sized from cash, within the position limits. */
-export function pmForecaster(markets: readonly PmMarketView[], book: PmForecasterBook, window: PmForecasterWindow): PmForecastOrder[] {
+/** Whether the venue would fill this entry (an ask with slippage at 99.9 is refused: `fill_at_certainty`). */
+export type PmFillable = (entry: { source: string; slug: string; side: 'yes' | 'no'; stakeMusd: number }) => boolean;
+
+/**
+ * The step's orders: the largest edges first, sized from cash, within the position limits; an
+ * entry the venue would refuse is passed over for the next (refused each step, it took a slot).
+ */
+export function pmForecaster(markets: readonly PmMarketView[], book: PmForecasterBook, window: PmForecasterWindow, fillable: PmFillable = () => true): PmForecastOrder[] {
   const P = PM_FORECASTER;
   const candidates = markets
     .filter((m) => !book.held.has(`${m.source}/${m.slug}`))
@@ -113,6 +119,7 @@ export function pmForecaster(markets: readonly PmMarketView[], book: PmForecaste
     if (orders.length >= slots) break;
     const stake = Math.floor(Math.min(cash * P.stakeCashShare, P.maxStakeMusd));
     if (stake < P.minStakeMusd) break;
+    if (!fillable({ source: c.m.source, slug: c.m.slug, side: c.side, stakeMusd: stake })) continue;
     const own = c.side === 'yes' ? c.basis.forecastYesPoints : round1(100 - c.basis.forecastYesPoints);
     const price = c.side === 'yes' ? c.m.yesPoints : round1(100 - c.m.yesPoints);
     const from = c.basis.anchor === 'consensus' ? `the other venues' consensus (${c.basis.anchorYesPoints} Yes)` : `its own price`;
