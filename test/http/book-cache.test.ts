@@ -233,8 +233,9 @@ describe('book cache', () => {
   });
 
   it('the equity snapshot job (a set-wide write)', async () => {
-    // yesterday's snapshot: the start of the portfolio's 24h window and a point of the curve
-    await afterWrite(() => snapshotEquity(t.ctx.database, t.market, t.clock.now() - 86_400_000), ['/api/agent/portfolio', '/api/agent/equity-curve']);
+    // a snapshot a minute before the portfolio's 24h window starts (windows start on the minute):
+    // that window's start, and a point of the curve
+    await afterWrite(() => snapshotEquity(t.ctx.database, t.market, t.clock.now() - 86_400_000 - 60_000), ['/api/agent/portfolio', '/api/agent/equity-curve']);
   });
 
   it('the arena board fingerprint: kept in memory (PGlite) until a trade or a public identity changes (migration 0019)', async () => {
