@@ -1,7 +1,8 @@
 import { runCli } from './cli/main.js';
 import { AdminTokenFileError } from './config/admin-token.js';
 import { ConfigError, loadConfig } from './config/env.js';
-import { runServer, type Role } from './server.js';
+import type { Role } from './config/role-defaults.js';
+import { runServer } from './server.js';
 import { CoinsFileError } from './marketdata/coins.js';
 import { TapeError } from './marketdata/replay/tape.js';
 import { MarketIdentityError } from './services/market-identity.js';

@@ -4,7 +4,7 @@ import type { Config } from './config/env.js';
 import { ensureDemoKey } from './services/demo-key.js';
 import { startMarketSource } from './services/market-source-boot.js';
 import { claimMarketIdentity, marketIdentity, processName } from './services/market-identity.js';
-import { mintsDemoKey, roleWarnings } from './config/role-defaults.js';
+import { mintsDemoKey, roleWarnings, type Role } from './config/role-defaults.js';
 import { checkDeploymentSettings, deploymentSettings } from './services/deployment-settings.js';
 import { loadCoins } from './marketdata/coins.js';
 import { ensureHouseAgents } from './services/house-agents.js';
@@ -20,8 +20,6 @@ import { jobMetricsObserver } from './services/metrics.js';
 import { startMetricsServer } from './services/metrics-server.js';
 import { joinProcesses } from './services/process-presence.js';
 import { systemClock } from './util/clock.js';
-
-export type Role = 'serve' | 'api' | 'worker';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 

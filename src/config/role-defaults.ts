@@ -1,7 +1,8 @@
 /** What a process does by default for its role (`serve`, `api`, `worker`). */
 import type { Config } from './env.js';
 
-type Role = 'serve' | 'api' | 'worker';
+/** The process roles: `serve` (API + jobs, one process), `api`, `worker`. */
+export type Role = 'serve' | 'api' | 'worker';
 
 /**
  * Settings an `api` process runs without, though a deployment of several needs them (docs/deployment.md):

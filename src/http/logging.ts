@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import pino, { type Bindings, type ChildLoggerOptions, type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from '../config/env.js';
-import { driverReason, isDatabaseUnavailable, sqlStateOf } from '../storage/sql-state.js';
+import { causesOf, driverReason, isDatabaseUnavailable, sqlStateOf } from '../storage/sql-state.js';
 import { isSecretName, redactApiKeys } from '../util/secrets.js';
 
 /** No log line is longer than this (issue 12: a failing batch once logged 3.5 GB in minutes). */
@@ -50,9 +50,7 @@ export function serializeError(error: unknown): Record<string, unknown> {
   const sqlState = sqlStateOf(error);
   if (sqlState !== null || /Query|Database/i.test(type)) {
     let constraint: unknown;
-    for (let c: unknown = error, depth = 0; c && typeof c === 'object' && depth < 4; c = (c as { cause?: unknown }).cause, depth += 1) {
-      constraint ??= (c as { constraint?: unknown }).constraint;
-    }
+    for (const c of causesOf(error)) constraint ??= c.constraint;
     return {
       type,
       sqlState,

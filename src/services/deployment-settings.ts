@@ -6,13 +6,12 @@
  * starting process warns instead of refusing.
  */
 import type { Config } from '../config/env.js';
+import type { Role } from '../config/role-defaults.js';
 import type { Queryable } from '../storage/db.js';
 import { otherProcessNames } from '../storage/presence-repo.js';
 import { processSettingsOf, recordProcessSettings } from '../storage/process-settings-repo.js';
 
 export type DeploymentSettings = Record<string, string>;
-
-type Role = 'serve' | 'api' | 'worker';
 
 /** What this process runs with; the rate budgets only where requests are served. */
 export function deploymentSettings(

@@ -3,6 +3,7 @@ import { cacheable, type BookPart } from './book-read-repo.js';
 import { queryRows, type Queryable, type Tx } from './db.js';
 import { deltaWindow } from './delta-window.js';
 import { futuresEvents, futuresPositions } from './schema.js';
+import { causesOf } from './sql-state.js';
 
 export type FuturesPositionRow = typeof futuresPositions.$inferSelect;
 export type NewFuturesPosition = typeof futuresPositions.$inferInsert;
@@ -26,8 +27,7 @@ export async function setWriteLockTimeout(tx: Tx): Promise<void> {
  * lock_not_available (NOWAIT, lock_timeout), deadlock, serialization failure.
  */
 export function isLockContention(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
-    const code = (e as { code?: unknown }).code;
+  for (const { code } of causesOf(error)) {
     if (code === '55P03' || code === '40P01' || code === '40001') return true;
   }
   return false;

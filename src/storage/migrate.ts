@@ -94,14 +94,9 @@ function changedSince(kept: Map<string, string | null>, files: { name: string; s
 
 /**
  * Read-only (for `doctor`): the applied migrations whose file in this build differs from the
- * text the database ran. None before the first start that kept checksums.
+ * text the database ran. Every open migrates first, so the checksum column is there.
  */
 export async function changedMigrations(db: Queryable): Promise<string[]> {
-  const hasChecksums = await queryRows<{ present: boolean }>(
-    db,
-    sql`select exists (select 1 from information_schema.columns where table_name = 'schema_migrations' and column_name = 'checksum') as present`,
-  );
-  if (!hasChecksums[0]?.present) return [];
   const rows = await queryRows<{ name: string; checksum: string | null }>(db, sql`select name, checksum from schema_migrations`);
   return changedSince(new Map(rows.map((r) => [r.name, r.checksum])), migrationFiles());
 }

@@ -1,7 +1,7 @@
 /** An error and the errors it wraps (Drizzle puts the driver error in `cause`), at most 4 deep. */
-function* causesOf(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+export function* causesOf(error: unknown): Generator<{ code?: unknown; message?: unknown; constraint?: unknown }> {
   for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
-    yield e as { code?: unknown; message?: unknown };
+    yield e as { code?: unknown; message?: unknown; constraint?: unknown };
   }
 }
 

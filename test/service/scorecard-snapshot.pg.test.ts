@@ -41,18 +41,30 @@ describe.skipIf(!TEST_DATABASE_URL)('scorecards read one snapshot (PostgreSQL)',
   }, 60_000);
   afterAll(() => t?.drop());
 
-  it('a trade committing between the scorecard\'s reads is in all of them or in none (a torn run was frozen and hashed)', async () => {
+  /**
+   * An agent with five decided spot trades, and its database as the scorecard sees it: once the
+   * first read of closed_trades has answered, a sixth trade commits on another connection (a
+   * settlement batch landing now).
+   */
+  async function tradeBetweenReads(name: string) {
     const db = t.database.db;
-    const keyId = await agentKey(db, 'Torn');
+    const keyId = await agentKey(db, name);
     await trades(db, keyId, 'spot', [10, -5, 10, -5, 10], AT);
     let committed = false;
     const afterRead = async (query: unknown) => {
       if (committed || !textOf(query).includes('from closed_trades')) return;
       committed = true;
-      await trade(db, keyId, 'spot', 7, AT + 1_000); // another connection: a settlement batch landing now
+      await trade(db, keyId, 'spot', 7, AT + 1_000);
     };
-    expect(await freezeScorecardRuns(watched(db, afterRead), AT + 60_000)).toBe(1);
-    expect(committed).toBe(true);
+    return { keyId, db: watched(db, afterRead), committed: () => committed };
+  }
+
+  it('a trade committing between the scorecard\'s reads is in all of them or in none (a torn run was frozen and hashed)', async () => {
+    const db = t.database.db;
+    const torn = await tradeBetweenReads('Torn');
+    expect(await freezeScorecardRuns(torn.db, AT + 60_000)).toBe(1);
+    expect(torn.committed()).toBe(true);
+    const keyId = torn.keyId;
     const [run] = await queryRows<{ card: { sampleSize: number; metrics: { trade_count: number; decided_count: number } } }>(
       db,
       sql`select result_json -> 'scorecard' as card from arena_scorecard_runs where key_id = ${keyId}`,
@@ -63,17 +75,9 @@ describe.skipIf(!TEST_DATABASE_URL)('scorecards read one snapshot (PostgreSQL)',
   });
 
   it('the live scorecard reads one snapshot too (a torn card was served and cached for a minute)', async () => {
-    const db = t.database.db;
-    const keyId = await agentKey(db, 'TornLive');
-    await trades(db, keyId, 'spot', [10, -5, 10, -5, 10], AT);
-    let committed = false;
-    const afterRead = async (query: unknown) => {
-      if (committed || !textOf(query).includes('from closed_trades')) return;
-      committed = true;
-      await trade(db, keyId, 'spot', 7, AT + 1_000);
-    };
-    const { response } = await liveScorecard(watched(db, afterRead), keyId);
-    expect(committed).toBe(true);
+    const torn = await tradeBetweenReads('TornLive');
+    const { response } = await liveScorecard(torn.db, torn.keyId);
+    expect(torn.committed()).toBe(true);
     expect(response.scorecard!.metrics.trade_count).toBe(response.scorecard!.sampleSize);
     expect(response.scorecard!.sampleSize).toBe(5);
   });
